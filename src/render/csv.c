@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CSV: one header line, one line per row of every block. Columns never
+ * change order; new ones are only ever appended.
+ */
+#include <math.h>
+#include "render.h"
+
+static void num(FILE *f, double x)
+{
+	if (isnan(x))
+		fputs(",", f);
+	else
+		fprintf(f, ",%.4f", x);
+}
+
+/* Exit names are identifiers, but quote anything a spreadsheet could split. */
+static void name(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void render_csv(FILE *f, const struct render_opts *o, const struct render_meta *m,
+		const struct render_block *b, size_t n)
+{
+	fputs("name,tid,vcpu,count,untimed,min,max,sum,avg,stddev,pct,p50,p90,p99,p999,unit\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct stats_view *v = b[i].v;
+		for (size_t j = 0; j < v->nrows; j++) {
+			const struct stats_row *r = &v->rows[j];
+			name(f, r->key.name);
+			fprintf(f, ",%d,%d,%llu,%llu", b[i].tid, b[i].vcpu,
+				(unsigned long long)r->count, (unsigned long long)r->untimed);
+			num(f, r->min);
+			num(f, r->max);
+			num(f, r->sum);
+			num(f, r->avg);
+			num(f, r->stddev);
+			num(f, r->pct);
+			num(f, r->p50);
+			num(f, r->p90);
+			num(f, r->p99);
+			num(f, r->p999);
+			fprintf(f, ",%s\n", v->unit);
+		}
+	}
+}

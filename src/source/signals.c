@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Signals for a collector: the handlers only set flags. The signals stay
+ * blocked except inside collect_read()'s ppoll(), so a signal that arrives
+ * between a flag check and the wait is not missed (it interrupts the wait).
+ */
+#include <signal.h>
+#include <string.h>
+#include "collect.h"
+#include "collect-local.h"
+
+static volatile sig_atomic_t stop_sig;
+static volatile sig_atomic_t child_flag;
+static sigset_t wait_mask; /* the mask to wait with: the caller's original one */
+static sigset_t orig_mask;
+static bool installed;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_flag = 1;
+}
+
+int collect_signals_install(void)
+{
+	static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa;
+	sigset_t block;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+		if (sigaction(stops[i], &sa, NULL) < 0)
+			return -1;
+		sigaddset(&block, stops[i]);
+	}
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	if (sigaction(SIGCHLD, &sa, NULL) < 0)
+		return -1;
+	sigaddset(&block, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &block, &orig_mask) < 0)
+		return -1;
+	wait_mask = orig_mask;
+	sigdelset(&wait_mask, SIGINT);
+	sigdelset(&wait_mask, SIGTERM);
+	sigdelset(&wait_mask, SIGHUP);
+	sigdelset(&wait_mask, SIGCHLD);
+	installed = true;
+	return 0;
+}
+
+/* Handlers are reset by exec, the mask is not: give the child the caller's. */
+void collect_signals_child(void)
+{
+	struct sigaction sa;
+
+	if (!installed)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+}
+
+const sigset_t *collect_wait_mask(void)
+{
+	return installed ? &wait_mask : NULL;
+}
+
+bool collect_stop_requested(void)
+{
+	return stop_sig != 0;
+}
+
+int collect_stop_signal(void)
+{
+	return stop_sig;
+}
+
+bool collect_child_event(void)
+{
+	if (!child_flag)
+		return false;
+	child_flag = 0;
+	return true;
+}

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The live collector: a private tracefs instance, the KVM events enabled in
+ * it, a kernel-side pid filter, and per-CPU raw readers.
+ *
+ * Why this shape:
+ * - Other software on the host traces too: everything happens inside
+ *   instances/kvm-exitstat-<pid>; the top level is only read.
+ * - The pid filter is set_event_pid + the event-fork option, so the kernel
+ *   drops other VMs' events before they reach the buffer, and the vCPU
+ *   threads a VMM creates later are followed.
+ * - Pages are moved in bulk with splice (tracefs_cpu_buffered_read), woken by
+ *   poll() on the trace_pipe_raw fds once buffer_percent of a CPU's buffer is
+ *   used, and at least every tick. tracefs_iterate_raw_events() reopens every
+ *   per-CPU file per call (~90 us), so it is never used in a loop.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <tracefs.h>
+#include "common.h"
+#include "collect.h"
+#include "collect-local.h"
+
+#define TRACEFS_DEFAULT "/sys/kernel/tracing"
+
+struct collect_cpu {
+	int fd;
+	struct tracefs_cpu *tcpu;
+};
+
+struct collect {
+	struct tracefs_instance *inst;
+	char name[64];
+	char **events; /* "system:event", enabled */
+	size_t nevents;
+	bool filter;   /* false: every process */
+	int32_t *pids; /* the set_event_pid list (threads included) */
+	size_t npids;
+	int ncpus;
+	size_t page_size;
+	struct collect_cpu *cpus; /* NULL until collect_start() */
+	struct pollfd *pfds;
+	void *page;
+	bool idle; /* the last wake-up found no full page: do not spin on poll */
+};
+
+static void seterr(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void seterr(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+static bool path_exists(const char *dir, const char *rel)
+{
+	char path[1024];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
+		return false;
+	return access(path, F_OK) == 0;
+}
+
+/* The tracefs mount point, mounting it when nothing is mounted there. */
+static const char *tracing_dir(char *errbuf, size_t errlen)
+{
+	const char *dir;
+
+	if (!path_exists(TRACEFS_DEFAULT, "events") &&
+	    mount("nodev", TRACEFS_DEFAULT, "tracefs", 0, NULL) < 0 && errno != EBUSY) {
+		seterr(errbuf, errlen, "cannot mount tracefs on %s: %s", TRACEFS_DEFAULT,
+		       strerror(errno));
+		return NULL;
+	}
+	dir = tracefs_tracing_dir();
+	if (!dir || !path_exists(dir, "events")) {
+		seterr(errbuf, errlen, "tracefs is not available (mount -t tracefs nodev %s)",
+		       TRACEFS_DEFAULT);
+		return NULL;
+	}
+	return dir;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Stale instances: SIGKILL leaves "kvm-exitstat-<pid>" behind. */
+
+static bool owner_gone(const char *name)
+{
+	size_t plen = strlen(COLLECT_INSTANCE_PREFIX);
+	char *end;
+	long pid;
+
+	if (strncmp(name, COLLECT_INSTANCE_PREFIX, plen))
+		return false;
+	pid = strtol(name + plen, &end, 10);
+	if (end == name + plen || *end || pid <= 0)
+		return false;
+	/* Our own pid: left by an earlier process that had it, never by us. */
+	return pid == getpid() || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+}
+
+int collect_reap_stale(void)
+{
+	const char *dir = tracefs_tracing_dir();
+	char path[512];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	if (!dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/instances", dir);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct tracefs_instance *inst;
+
+		if (!owner_gone(de->d_name))
+			continue;
+		inst = tracefs_instance_alloc(NULL, de->d_name);
+		if (!inst)
+			continue;
+		if (tracefs_instance_destroy(inst) == 0)
+			n++;
+		tracefs_instance_free(inst);
+	}
+	closedir(d);
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events */
+
+static void add_event(struct collect *c, const char *sys, const char *ev)
+{
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s:%s", sys, ev);
+	for (size_t i = 0; i < c->nevents; i++)
+		if (!strcmp(c->events[i], name))
+			return;
+	c->events = xrealloc(c->events, (c->nevents + 1) * sizeof(*c->events));
+	c->events[c->nevents++] = xstrdup(name);
+}
+
+/* Expands "system:*", drops events this kernel lacks. */
+static void resolve_event(struct collect *c, const char *dir, const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+	char sys[128], rel[512];
+	char **list;
+
+	if (!colon || (size_t)(colon - spec) >= sizeof(sys))
+		return;
+	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - spec), spec);
+	if (strcmp(colon + 1, "*")) {
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, colon + 1);
+		if (path_exists(dir, rel))
+			add_event(c, sys, colon + 1);
+		return;
+	}
+	list = tracefs_system_events(dir, sys);
+	for (size_t i = 0; list && list[i]; i++)
+		add_event(c, sys, list[i]);
+	tracefs_list_free(list);
+}
+
+/* Writes the enable file directly: tracefs_event_enable() takes regexes. */
+static int enable_events(struct collect *c, char *errbuf, size_t errlen)
+{
+	for (size_t i = 0; i < c->nevents; i++) {
+		char rel[512];
+		const char *colon = strchr(c->events[i], ':');
+
+		snprintf(rel, sizeof(rel), "events/%.*s/%s/enable", (int)(colon - c->events[i]),
+			 c->events[i], colon + 1);
+		if (tracefs_instance_file_write(c->inst, rel, "1") < 0) {
+			seterr(errbuf, errlen, "cannot enable %s: %s", c->events[i],
+			       strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pid filter */
+
+static void add_tid(struct collect *c, int32_t tid)
+{
+	for (size_t i = 0; i < c->npids; i++)
+		if (c->pids[i] == tid)
+			return;
+	c->pids = xrealloc(c->pids, (c->npids + 1) * sizeof(*c->pids));
+	c->pids[c->npids++] = tid;
+}
+
+/* A process and the threads it already has; event-fork follows new ones. */
+static int add_process(struct collect *c, int32_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	add_tid(c, pid);
+	d = opendir(path);
+	if (!d)
+		return kill(pid, 0) == 0 || errno == EPERM ? 0 : -1;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			add_tid(c, (int32_t)atoi(de->d_name));
+	closedir(d);
+	return 0;
+}
+
+static int write_pid_filter(struct collect *c)
+{
+	size_t cap = c->npids * 12 + 2, len = 0;
+	char *buf = xmalloc(cap);
+	int ret;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < c->npids; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%d ", (int)c->pids[i]);
+	/* The write replaces the list (O_TRUNC): always write all of it. */
+	ret = tracefs_instance_file_write(c->inst, "set_event_pid", buf) < 0 ? -1 : 0;
+	free(buf);
+	return ret;
+}
+
+int collect_add_pids(struct collect *c, const int32_t *pids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (add_process(c, pids[i]) < 0) {
+			errno = ESRCH;
+			return -1;
+		}
+	return c->filter ? write_pid_filter(c) : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Setup */
+
+static int count_cpus(const struct collect *c)
+{
+	char *path = tracefs_instance_get_file(c->inst, "per_cpu");
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = path ? opendir(path) : NULL;
+	tracefs_put_tracing_file(path);
+	if (!d)
+		return (int)sysconf(_SC_NPROCESSORS_CONF);
+	while ((de = readdir(d))) {
+		int cpu;
+
+		if (sscanf(de->d_name, "cpu%d", &cpu) == 1 && cpu + 1 > n)
+			n = cpu + 1;
+	}
+	closedir(d);
+	return n;
+}
+
+static int setup_page_size(struct collect *c, char *errbuf, size_t errlen)
+{
+	int len = 0, long_size;
+	char *hp = tracefs_instance_file_read(NULL, "events/header_page", &len);
+	int ret = hp ? ringpage_header_parse(hp, (size_t)len, &c->page_size, &long_size) : -1;
+
+	free(hp);
+	if (ret < 0)
+		seterr(errbuf, errlen, "cannot parse tracefs events/header_page");
+	return ret;
+}
+
+static int configure(struct collect *c, const struct collect_opts *o, char *errbuf, size_t errlen)
+{
+	char num[32];
+	unsigned kb = o->buffer_kb ? o->buffer_kb : COLLECT_DEFAULT_BUFFER_KB;
+
+	/* A new instance traces at once: stay off until collect_start(). */
+	if (tracefs_trace_off(c->inst) < 0 ||
+	    tracefs_instance_set_buffer_size(c->inst, kb, -1) < 0) {
+		seterr(errbuf, errlen, "cannot set up tracefs instance %s: %s", c->name,
+		       strerror(errno));
+		return -1;
+	}
+	/* Wake the reader when a tenth of a CPU's buffer is used, not half. */
+	snprintf(num, sizeof(num), "%d", 10);
+	tracefs_instance_file_write(c->inst, "buffer_percent", num);
+	if (c->filter) {
+		if (tracefs_option_enable(c->inst, TRACEFS_OPTION_EVENT_FORK) < 0) {
+			seterr(errbuf, errlen, "cannot enable the event-fork option: %s",
+			       strerror(errno));
+			return -1;
+		}
+		for (size_t i = 0; i < o->npids; i++)
+			if (add_process(c, o->pids[i]) < 0) {
+				seterr(errbuf, errlen, "no process %d", (int)o->pids[i]);
+				return -1;
+			}
+		if (write_pid_filter(c) < 0) {
+			seterr(errbuf, errlen, "cannot write set_event_pid: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return enable_events(c, errbuf, errlen);
+}
+
+struct collect *collect_new(const struct collect_opts *o, char *errbuf, size_t errlen)
+{
+	struct collect *c;
+	const char *dir;
+
+	if (geteuid() != 0) {
+		seterr(errbuf, errlen, "recording needs root (tracefs)");
+		return NULL;
+	}
+	dir = tracing_dir(errbuf, errlen);
+	if (!dir)
+		return NULL;
+	if (!path_exists(dir, "events/kvm")) {
+		seterr(errbuf, errlen,
+		       "no KVM tracepoints in %s/events (is the kvm module loaded?)", dir);
+		return NULL;
+	}
+	collect_reap_stale();
+
+	c = xcalloc(1, sizeof(*c));
+	c->filter = o->pids != NULL;
+	for (size_t i = 0; i < o->nevents; i++)
+		resolve_event(c, dir, o->events[i]);
+	if (!c->nevents) {
+		seterr(errbuf, errlen, "none of the requested KVM events exists on this kernel");
+		goto fail;
+	}
+	snprintf(c->name, sizeof(c->name), COLLECT_INSTANCE_PREFIX "%d", (int)getpid());
+	c->inst = tracefs_instance_create(c->name);
+	if (!c->inst) {
+		seterr(errbuf, errlen, "cannot create tracefs instance %s: %s", c->name,
+		       strerror(errno));
+		goto fail;
+	}
+	c->ncpus = count_cpus(c);
+	if (setup_page_size(c, errbuf, errlen) || configure(c, o, errbuf, errlen))
+		goto fail;
+	return c;
+fail:
+	collect_free(c);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading */
+
+int collect_start(struct collect *c)
+{
+	c->cpus = xcalloc((size_t)c->ncpus, sizeof(*c->cpus));
+	c->pfds = xcalloc((size_t)c->ncpus, sizeof(*c->pfds));
+	c->page = xmalloc(c->page_size);
+	for (int i = 0; i < c->ncpus; i++) {
+		char rel[64];
+
+		c->cpus[i].fd = -1;
+		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", i);
+		/* Own the fd (tracefs_cpu_alloc_fd) so that poll() can watch it. */
+		c->cpus[i].fd = tracefs_instance_file_open(c->inst, rel, O_RDONLY | O_NONBLOCK);
+		if (c->cpus[i].fd < 0)
+			continue; /* an offline CPU has no buffer to read */
+		c->cpus[i].tcpu = tracefs_cpu_alloc_fd(c->cpus[i].fd, (int)c->page_size, true);
+		if (!c->cpus[i].tcpu)
+			return -1;
+		c->pfds[i].fd = c->cpus[i].fd;
+		c->pfds[i].events = POLLIN;
+	}
+	return tracefs_trace_on(c->inst) < 0 ? -1 : 0;
+}
+
+int collect_stop(struct collect *c)
+{
+	return tracefs_trace_off(c->inst) < 0 ? -1 : 0;
+}
+
+/* Moves the full pages of one CPU; splice gives only whole pages. */
+static int drain_full(struct collect *c, int cpu, collect_page_fn fn, void *arg)
+{
+	int pages = 0, n;
+
+	while ((n = tracefs_cpu_buffered_read(c->cpus[cpu].tcpu, c->page, true)) > 0) {
+		if (fn(arg, cpu, c->page, (size_t)n) < 0)
+			return -1;
+		pages++;
+	}
+	if (n < 0 && errno != EAGAIN && errno != EINTR && errno != 0)
+		return -1;
+	return pages;
+}
+
+static void wait_for_data(struct collect *c, int timeout_ms)
+{
+	struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+	const sigset_t *mask = collect_wait_mask();
+
+	/*
+	 * poll() reports a CPU readable when its buffer is buffer_percent full,
+	 * or, for a buffer of a few pages, as soon as anything is there: then
+	 * only sleep, or we would spin on a partial page that splice refuses.
+	 */
+	if (c->idle)
+		ppoll(NULL, 0, &ts, mask);
+	else
+		ppoll(c->pfds, (nfds_t)c->ncpus, &ts, mask);
+}
+
+int collect_read(struct collect *c, int timeout_ms, collect_page_fn fn, void *arg)
+{
+	int total = 0;
+
+	if (!c->cpus)
+		return -1;
+	if (!collect_stop_requested())
+		wait_for_data(c, timeout_ms);
+	for (int i = 0; i < c->ncpus; i++) {
+		int n;
+
+		if (!c->cpus[i].tcpu)
+			continue;
+		n = drain_full(c, i, fn, arg);
+		if (n < 0)
+			return -1;
+		total += n;
+	}
+	c->idle = total == 0;
+	return total;
+}
+
+int collect_flush(struct collect *c, collect_page_fn fn, void *arg)
+{
+	int total = 0;
+
+	if (!c->cpus)
+		return 0;
+	for (int i = 0; i < c->ncpus; i++) {
+		int n;
+
+		if (!c->cpus[i].tcpu)
+			continue;
+		/*
+		 * Empty the splice pipe first: tracefs_cpu_flush() reads the
+		 * trace_pipe_raw fd directly and would put pages out of order.
+		 */
+		n = drain_full(c, i, fn, arg);
+		if (n < 0)
+			return -1;
+		total += n;
+		while ((n = tracefs_cpu_flush(c->cpus[i].tcpu, c->page)) > 0) {
+			if (fn(arg, i, c->page, (size_t)n) < 0)
+				return -1;
+			total++;
+		}
+	}
+	return total;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Facts and teardown */
+
+int collect_ncpus(const struct collect *c)
+{
+	return c->ncpus;
+}
+
+size_t collect_page_size(const struct collect *c)
+{
+	return c->page_size;
+}
+
+const char *collect_instance_name(const struct collect *c)
+{
+	return c->name;
+}
+
+const char *const *collect_events(const struct collect *c, size_t *n)
+{
+	*n = c->nevents;
+	return (const char *const *)c->events;
+}
+
+char *collect_cpu_stats(const struct collect *c, int cpu)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
+	return tracefs_instance_file_read(c->inst, rel, NULL);
+}
+
+int collect_lost(const struct collect *c, uint64_t *lost)
+{
+	*lost = 0;
+	for (int i = 0; i < c->ncpus; i++) {
+		char *s = collect_cpu_stats(c, i);
+
+		if (!s)
+			continue;
+		*lost += cpustats_lost(s);
+		free(s);
+	}
+	return 0;
+}
+
+static void close_readers(struct collect *c)
+{
+	if (!c->cpus)
+		return;
+	for (int i = 0; i < c->ncpus; i++) {
+		if (c->cpus[i].tcpu)
+			tracefs_cpu_free_fd(c->cpus[i].tcpu);
+		if (c->cpus[i].fd >= 0)
+			close(c->cpus[i].fd);
+	}
+	free(c->cpus);
+	c->cpus = NULL;
+}
+
+void collect_free(struct collect *c)
+{
+	if (!c)
+		return;
+	close_readers(c);
+	if (c->inst) {
+		tracefs_trace_off(c->inst);
+		/* rmdir can race with the kernel releasing the last reader: retry. */
+		for (int i = 0; i < 50 && tracefs_instance_destroy(c->inst) < 0 && errno == EBUSY;
+		     i++)
+			usleep(20000);
+		tracefs_instance_free(c->inst);
+	}
+	for (size_t i = 0; i < c->nevents; i++)
+		free(c->events[i]);
+	free(c->events);
+	free(c->pids);
+	free(c->pfds);
+	free(c->page);
+	free(c);
+}

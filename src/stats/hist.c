@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Log-linear latency histogram (HdrHistogram-style). Values below 128 ns get
+ * a bucket each; above, every power of two is split into 128 linear
+ * sub-buckets, so a bucket's midpoint is within 1/256 (0.4 %) of any value in
+ * it. Blocks of 128 counters are allocated per power of two on first use:
+ * a latency distribution spans a handful of them, so a key costs a few KiB.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+#include "hist.h"
+
+#define SUB_BITS 7
+#define SUB	 (1u << SUB_BITS)
+#define NBLOCKS	 (64 - SUB_BITS + 1) /* block 0: 0..127; block b: [2^(b+6), 2^(b+7)) */
+
+struct stats_hist {
+	uint64_t *block[NBLOCKS];
+};
+
+struct stats_hist *hist_new(void)
+{
+	return xcalloc(1, sizeof(struct stats_hist));
+}
+
+void hist_free(struct stats_hist *h)
+{
+	if (!h)
+		return;
+	for (int i = 0; i < NBLOCKS; i++)
+		free(h->block[i]);
+	free(h);
+}
+
+static void locate(uint64_t v, unsigned *b, unsigned *s)
+{
+	if (v < SUB) {
+		*b = 0;
+		*s = (unsigned)v;
+		return;
+	}
+	unsigned e = 63 - (unsigned)__builtin_clzll(v); /* >= SUB_BITS */
+	unsigned shift = e - SUB_BITS;
+	*b = shift + 1;
+	*s = (unsigned)(v >> shift) - SUB;
+}
+
+/* The value a bucket stands for: its midpoint (exact for block 0). */
+static double bucket_value(unsigned b, unsigned s)
+{
+	if (b == 0)
+		return s;
+	unsigned shift = b - 1;
+	double lo = (double)(SUB + s) * (double)(1ULL << shift);
+	double width = (double)(1ULL << shift);
+	return lo + (width - 1) / 2;
+}
+
+void hist_add_n(struct stats_hist *h, uint64_t v, uint64_t n)
+{
+	unsigned b, s;
+
+	locate(v, &b, &s);
+	if (!h->block[b])
+		h->block[b] = xcalloc(SUB, sizeof(uint64_t));
+	h->block[b][s] += n;
+}
+
+void hist_merge(struct stats_hist *dst, const struct stats_hist *src)
+{
+	for (unsigned b = 0; b < NBLOCKS; b++) {
+		if (!src->block[b])
+			continue;
+		if (!dst->block[b])
+			dst->block[b] = xcalloc(SUB, sizeof(uint64_t));
+		for (unsigned s = 0; s < SUB; s++)
+			dst->block[b][s] += src->block[b][s];
+	}
+}
+
+struct stats_hist *hist_dup(const struct stats_hist *src)
+{
+	struct stats_hist *h = hist_new();
+
+	hist_merge(h, src);
+	return h;
+}
+
+/* Nearest-rank quantile: the value of the ceil(q * total)-th smallest sample. */
+double hist_quantile(const struct stats_hist *h, uint64_t total, double q)
+{
+	uint64_t rank = (uint64_t)(q * (double)total + 0.999999999);
+	uint64_t seen = 0;
+
+	if (rank < 1)
+		rank = 1;
+	for (unsigned b = 0; b < NBLOCKS; b++) {
+		if (!h->block[b])
+			continue;
+		for (unsigned s = 0; s < SUB; s++) {
+			seen += h->block[b][s];
+			if (seen >= rank)
+				return bucket_value(b, s);
+		}
+	}
+	return 0;
+}

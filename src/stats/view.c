@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A view: the rows of a table with every derived number a renderer prints
+ * (avg, stddev, % of the run, quantiles) computed here, once, in the unit the
+ * user asked for. The PPC report's % is 100 * sum / (sum of every row's sum),
+ * TIMEINGUEST included; that is what 2008-2010 reports printed.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+#include "stats.h"
+
+struct collect {
+	struct stats_view *v;
+	size_t cap;
+	double unit;
+};
+
+static void add_row(const struct stats_key *k, const struct stats_acc *a, void *arg)
+{
+	struct collect *c = arg;
+	struct stats_view *v = c->v;
+
+	if (v->nrows == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 32;
+		v->rows = xrealloc(v->rows, c->cap * sizeof(*v->rows));
+	}
+	struct stats_row *r = &v->rows[v->nrows++];
+	*r = (struct stats_row){ .key = *k, .count = a->count, .untimed = a->untimed };
+	r->min = a->count ? (double)a->min / c->unit : 0;
+	r->max = (double)a->max / c->unit;
+	r->sum = (double)a->sum / c->unit;
+	r->avg = stats_acc_avg(a) / c->unit;
+	r->stddev = stats_acc_stddev(a) / c->unit;
+	r->has_quantiles = a->hist && a->count;
+	r->p50 = stats_acc_quantile(a, 0.50) / c->unit;
+	r->p90 = stats_acc_quantile(a, 0.90) / c->unit;
+	r->p99 = stats_acc_quantile(a, 0.99) / c->unit;
+	r->p999 = stats_acc_quantile(a, 0.999) / c->unit;
+	v->csum += a->count;
+	v->untimed += a->untimed;
+	v->sumsum += r->sum;
+}
+
+static enum stats_sort sort_by;
+
+static int cmp_double(double a, double b)
+{
+	return a < b ? 1 : a > b ? -1 : 0; /* descending */
+}
+
+/* Ties break on name, then tid, then vcpu, so output is stable across runs. */
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct stats_row *a = pa, *b = pb;
+	int c = 0;
+
+	switch (sort_by) {
+	case STATS_SORT_SUM:
+		c = cmp_double(a->sum, b->sum);
+		break;
+	case STATS_SORT_COUNT:
+		c = cmp_double((double)a->count, (double)b->count);
+		break;
+	case STATS_SORT_AVG:
+		c = cmp_double(a->avg, b->avg);
+		break;
+	case STATS_SORT_MAX:
+		c = cmp_double(a->max, b->max);
+		break;
+	case STATS_SORT_NAME:
+		break;
+	}
+	if (!c)
+		c = strcmp(a->key.name, b->key.name);
+	if (!c)
+		c = (a->key.tid > b->key.tid) - (a->key.tid < b->key.tid);
+	if (!c)
+		c = (a->key.vcpu > b->key.vcpu) - (a->key.vcpu < b->key.vcpu);
+	if (!c)
+		c = (a->key.sub > b->key.sub) - (a->key.sub < b->key.sub);
+	return c;
+}
+
+struct stats_view *stats_view_new(const struct stats_table *t, double unit_ns, const char *unit,
+				  enum stats_sort sort)
+{
+	struct stats_view *v = xcalloc(1, sizeof(*v));
+	struct collect c = { v, 0, unit_ns };
+
+	v->unit = unit;
+	stats_table_foreach(t, add_row, &c);
+	for (size_t i = 0; i < v->nrows; i++)
+		v->rows[i].pct = v->sumsum > 0 ? 100.0 * v->rows[i].sum / v->sumsum : 0;
+	v->sumavg = v->csum ? v->sumsum / (double)v->csum : 0;
+	v->runtime_s = v->sumsum * unit_ns / 1e9;
+	sort_by = sort;
+	qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_rows);
+	return v;
+}
+
+void stats_view_free(struct stats_view *v)
+{
+	if (!v)
+		return;
+	free(v->rows);
+	free(v);
+}

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Allocation that cannot fail: a CLI tool has nothing better to do on ENOMEM. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+
+static void *check(void *p)
+{
+	if (!p) {
+		fputs("kvm-exitstat: out of memory\n", stderr);
+		exit(2);
+	}
+	return p;
+}
+
+void *xmalloc(size_t n)
+{
+	return check(malloc(n ? n : 1));
+}
+
+void *xcalloc(size_t n, size_t sz)
+{
+	return check(calloc(n ? n : 1, sz ? sz : 1));
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	return check(realloc(p, n ? n : 1));
+}
+
+char *xstrdup(const char *s)
+{
+	return check(strdup(s));
+}

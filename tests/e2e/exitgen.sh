@@ -1,0 +1,170 @@
+#!/bin/sh
+# exitgen, the workload generator the other end-to-end tests trust: its printed
+# counts must equal predictions computed here independently of its own code,
+# its bad options must fail with exit 2 and one stderr line, and a guest that
+# misbehaves (--inject) must make it fail with exit 1.
+. "$(dirname "$0")/lib.sh"
+
+# eg ARGS...: exitgen, bounded, so that a guest that never ends fails the test.
+eg() { timeout "${EXITGEN_TIMEOUT:-120}" "$EXITGEN" "$@"; }
+
+# field KEY LINE: the word after KEY in a "key value key value" line.
+field() { echo "$2" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'; }
+
+# bad_opt ARGS...: exit 2, exactly one line on stderr, nothing on stdout.
+bad_opt() {
+	eg "$@" >"$TMP/out" 2>"$TMP/err"
+	eq "exit status of exitgen $*" "$?" 2
+	eq "stderr lines of exitgen $*" "$(wc -l <"$TMP/err")" 1
+	eq "stdout of exitgen $*" "$(wc -c <"$TMP/out")" 0
+}
+
+check "exitgen binary at $EXITGEN" test -x "$EXITGEN"
+bad_opt --bogus
+bad_opt --io
+bad_opt --io -1
+bad_opt --io 12x
+bad_opt --io ""
+bad_opt --mmio 4294967296
+bad_opt --vcpus 0
+bad_opt --vcpus 33
+bad_opt --mode fast
+bad_opt --batch 8
+bad_opt --mode pv --batch 0
+bad_opt --mode pv --batch 1025
+bad_opt --seconds 0
+bad_opt --seconds soon
+bad_opt --start-delay -5
+bad_opt --inject nothing
+bad_opt stray-argument
+
+eg --help >"$TMP/help" 2>&1
+eq "--help exit status" "$?" 0
+for opt in --io --mmio --hlt --vcpus --mode --batch --seconds --start-delay --quiet \
+	"KVM_EXIT_IO = io + 1" "ceil((io + mmio) / B) + 1"; do
+	check "--help mentions '$opt'" grep -qF -- "$opt" "$TMP/help"
+done
+
+need_kvm
+
+# predict MODE BATCH IO MMIO HLT: sets p_io p_mmio p_hlt, per vCPU per pass.
+predict() {
+	if [ "$1" = pv ]; then
+		p_io=$((($3 + $4 + $2 - 1) / $2 + 1)) p_mmio=0
+	else
+		p_io=$(($3 + 1)) p_mmio=$4
+	fi
+	p_hlt=$5
+}
+
+# check_vcpus OUT K IO MMIO HLT [SECONDS]: every vCPU line equals passes x
+# prediction (passes = 1 without --seconds), and the total line adds them up.
+check_vcpus() {
+	out=$1 k=$2 io=$3 mmio=$4 hlt=$5 seconds=${6:-}
+	eq "vcpu lines ($out)" "$(grep -c '^vcpu ' "$out")" "$k"
+	t_io=0 t_mmio=0 t_hlt=0 i=0
+	while [ "$i" -lt "$k" ]; do
+		l=$(grep "^vcpu $i tid " "$out")
+		n=$(field passes "$l")
+		if [ -z "$seconds" ]; then
+			eq "vcpu $i passes" "$n" 1
+		else
+			check "vcpu $i passes >= 1 ($n)" [ "${n:-0}" -ge 1 ]
+		fi
+		n=${n:-0}
+		eq "vcpu $i ops_io" "$(field ops_io "$l")" $((n * io))
+		eq "vcpu $i ops_mmio" "$(field ops_mmio "$l")" $((n * mmio))
+		eq "vcpu $i hlt" "$(field hlt "$l")" $((n * hlt))
+		eq "vcpu $i KVM_EXIT_IO" "$(field KVM_EXIT_IO "$l")" $((n * p_io))
+		eq "vcpu $i KVM_EXIT_MMIO" "$(field KVM_EXIT_MMIO "$l")" $((n * p_mmio))
+		eq "vcpu $i KVM_EXIT_HLT" "$(field KVM_EXIT_HLT "$l")" $((n * p_hlt))
+		t_io=$((t_io + n * p_io)) t_mmio=$((t_mmio + n * p_mmio)) t_hlt=$((t_hlt + n * p_hlt))
+		i=$((i + 1))
+	done
+	l=$(grep '^total ' "$out")
+	eq "total KVM_EXIT_IO" "$(field KVM_EXIT_IO "$l")" "$t_io"
+	eq "total KVM_EXIT_MMIO" "$(field KVM_EXIT_MMIO "$l")" "$t_mmio"
+	eq "total KVM_EXIT_HLT" "$(field KVM_EXIT_HLT "$l")" "$t_hlt"
+	check "total elapsed_us is a number" [ "$(field elapsed_us "$l")" -ge 0 ]
+}
+
+# run_case K MODE BATCH IO MMIO HLT: one run, every printed count checked.
+run_case() {
+	k=$1 mode=$2 batch=$3 io=$4 mmio=$5 hlt=$6
+	set -- --vcpus "$k" --mode "$mode" --io "$io" --mmio "$mmio" --hlt "$hlt"
+	[ "$mode" = pv ] && set -- "$@" --batch "$batch"
+	eg "$@" >"$TMP/out" 2>"$TMP/err"
+	eq "exit status of exitgen $*" "$?" 0
+	eq "stderr of exitgen $*" "$(cat "$TMP/err")" ""
+	[ "$mode" = pv ] || batch=0
+	eq "header of exitgen $*" "$(sed -n '1s/pid [0-9]* /pid P /p' "$TMP/out")" \
+		"exitgen: pid P vcpus $k mode $mode io $io mmio $mmio hlt $hlt batch $batch"
+	predict "$mode" "$batch" "$io" "$mmio" "$hlt"
+	check_vcpus "$TMP/out" "$k" "$io" "$mmio" "$hlt"
+}
+
+run_case 1 nopv 0 1000 500 100
+run_case 4 nopv 0 1000 500 100
+run_case 1 pv 64 1000 500 100
+run_case 4 pv 64 1000 500 100
+run_case 1 nopv 0 0 0 0
+run_case 4 pv 64 0 0 0
+run_case 1 nopv 0 0 7 0
+run_case 4 nopv 0 0 0 37
+run_case 4 pv 64 0 0 37
+run_case 1 pv 64 64 0 0       # an exact batch: no partial doorbell
+run_case 1 pv 64 0 65 0       # one record over: one partial doorbell
+run_case 1 pv 64 40 24 0      # io and mmio share one batch
+run_case 2 pv 1 5 3 2
+run_case 1 pv 1024 100000 100000 0
+run_case 1 nopv 0 70000 0 0   # more than 16 bits of loop counter
+
+# The work done is identical in both modes; only the exits differ.
+eg --io 300 --mmio 200 --vcpus 2 >"$TMP/nopv" &&
+	eg --io 300 --mmio 200 --vcpus 2 --mode pv >"$TMP/pv"
+eq "both modes ran" "$?" 0
+eq "same ops in nopv and pv" "$(grep '^vcpu' "$TMP/nopv" | cut -d' ' -f1,2,5-10)" \
+	"$(grep '^vcpu' "$TMP/pv" | cut -d' ' -f1,2,5-10)"
+
+# --seconds: whole passes until the time is up; counts are passes x per pass.
+eg --seconds 0.3 --vcpus 2 --mode pv --batch 16 --io 100 --mmio 9 --hlt 3 \
+	>"$TMP/out" 2>"$TMP/err"
+eq "--seconds exit status" "$?" 0
+predict pv 16 100 9 3
+check_vcpus "$TMP/out" 2 100 9 3 seconds
+check "--seconds 0.3 ran at least 0.3 s" \
+	[ "$(field elapsed_us "$(grep '^total' "$TMP/out")")" -ge 300000 ]
+
+# --start-delay: the VM and its named threads exist before the first KVM_RUN,
+# and the tids printed at the end are those threads.
+timeout 120 "$EXITGEN" --vcpus 3 --io 10 --start-delay 1500 --seconds 0.5 >"$TMP/out" 2>"$TMP/err" &
+tpid=$!
+n=0
+while ! grep -q '^exitgen: pid' "$TMP/out" && [ "$n" -lt 200 ]; do
+	sleep 0.05
+	n=$((n + 1))
+done
+pid=$(field pid "$(head -n 1 "$TMP/out")")
+eq "header pid" "$pid" "$(pgrep -P "$tpid")"
+names=$(cat /proc/"$pid"/task/*/comm 2>/dev/null | sort | tr '\n' ' ')
+eq "thread names" "$names" "exitgen exitgen-vcpu0 exitgen-vcpu1 exitgen-vcpu2 "
+tids=$(ls /proc/"$pid"/task 2>/dev/null | grep -vx "$pid" | sort | tr '\n' ' ')
+wait "$tpid"
+eq "--start-delay exit status" "$?" 0
+eq "printed tids are the vCPU threads" \
+	"$(grep '^vcpu' "$TMP/out" | awk '{ print $4 }' | sort | tr '\n' ' ')" "$tids"
+
+eg --quiet --io 10 --mode pv >"$TMP/out" 2>&1
+eq "--quiet exit status" "$?" 0
+eq "--quiet prints nothing" "$(cat "$TMP/out")" ""
+
+# A guest that does what was not asked for must fail the run loudly.
+for inj in port read hlt; do
+	for mode in nopv pv; do
+		eg --io 5 --mmio 5 --mode "$mode" --inject "$inj" >"$TMP/out" 2>"$TMP/err"
+		eq "--inject $inj --mode $mode exit status" "$?" 1
+		check "--inject $inj --mode $mode says why" grep -q 'exitgen: vcpu 0: ' "$TMP/err"
+	done
+done
+
+summary
