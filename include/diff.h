@@ -41,9 +41,9 @@ struct diff_row {
 	struct diff_side a, b;
 	double dcount_pct; /* 100 * (b - a) / a; NAN unless DIFF_BOTH */
 	double davg_pct;
-	double t, df, p;   /* Welch's t-test of avg b vs avg a; NAN when not computable */
-	double delta_sum;  /* b.sum - a.sum, ns */
-	double share_pct;  /* 100 * delta_sum / total delta; NAN when the total did not change */
+	double t, df, p;  /* Welch's t-test of avg b vs avg a; NAN when not computable */
+	double delta_sum; /* b.sum - a.sum, ns */
+	double share_pct; /* 100 * delta_sum / total delta; NAN when the total did not change */
 };
 
 struct diff_total {

@@ -31,9 +31,9 @@ struct ppctext_opts {
 };
 
 struct ppctext_info {
-	enum input_kind kind; /* INPUT_PPC_REPORT or INPUT_PPC_DEBUGFS */
-	unsigned rows;	      /* rows loaded (types with count 0 are skipped) */
-	unsigned blocks;      /* reports / vCPU dumps in the text (> 1: keyed by vcpu) */
+	enum input_kind kind;	 /* INPUT_PPC_REPORT or INPUT_PPC_DEBUGFS */
+	unsigned rows;		 /* rows loaded (types with count 0 are skipped) */
+	unsigned blocks;	 /* reports / vCPU dumps in the text (> 1: keyed by vcpu) */
 	unsigned stddev_unknown; /* rows loaded with m2 = NAN */
 	unsigned csum_mismatch;	 /* report blocks whose csum line != sum of their counts */
 };

@@ -24,29 +24,29 @@ struct diff_opts {
 };
 
 static const char usage_text[] =
-	"usage: kvm-exitstat diff A B [options]\n"
-	"\n"
-	"Compare two runs exit type by exit type: counts, averages, time shares and\n"
-	"whether the average changed significantly (Welch's t-test). A and B are any\n"
-	"input 'report' reads: trace.dat, ftrace/perf text, saved PPC timing reports,\n"
-	"KVM-PPC exit-timing dumps.\n"
-	"\n"
-	"  -f, --format FMT       table (default), csv, json, ppc\n"
-	"      --svg FILE         also write a bar chart of time shares, A vs B, as SVG\n"
-	"      --per-vcpu         one row per exit type and vCPU (both runs need per-thread data)\n"
-	"  -u, --unit UNIT        us (default) or ns\n"
-	"      --exit-types FILE  extra exit_types data file (see kvm-exitstat-exit-types(5))\n"
-	"  -h, --help             this text\n";
+    "usage: kvm-exitstat diff A B [options]\n"
+    "\n"
+    "Compare two runs exit type by exit type: counts, averages, time shares and\n"
+    "whether the average changed significantly (Welch's t-test). A and B are any\n"
+    "input 'report' reads: trace.dat, ftrace/perf text, saved PPC timing reports,\n"
+    "KVM-PPC exit-timing dumps.\n"
+    "\n"
+    "  -f, --format FMT       table (default), csv, json, ppc\n"
+    "      --svg FILE         also write a bar chart of time shares, A vs B, as SVG\n"
+    "      --per-vcpu         one row per exit type and vCPU (both runs need per-thread data)\n"
+    "  -u, --unit UNIT        us (default) or ns\n"
+    "      --exit-types FILE  extra exit_types data file (see kvm-exitstat-exit-types(5))\n"
+    "  -h, --help             this text\n";
 
 static int parse_format(const char *s, enum diff_format *fmt)
 {
 	static const struct {
 		const char *name;
 		enum diff_format fmt;
-	} fmts[] = { { "table", DIFF_FMT_TABLE },
-		     { "csv", DIFF_FMT_CSV },
-		     { "json", DIFF_FMT_JSON },
-		     { "ppc", DIFF_FMT_PPC } };
+	} fmts[] = {{"table", DIFF_FMT_TABLE},
+		    {"csv", DIFF_FMT_CSV},
+		    {"json", DIFF_FMT_JSON},
+		    {"ppc", DIFF_FMT_PPC}};
 
 	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
 		if (!strcmp(s, fmts[i].name)) {
@@ -90,13 +90,13 @@ static int parse_option(int c, struct diff_opts *o)
 static int parse_args(int argc, char **argv, struct diff_opts *o)
 {
 	static const struct option lopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "svg", required_argument, NULL, OPT_SVG },
-		{ "per-vcpu", no_argument, NULL, OPT_PER_VCPU },
-		{ "unit", required_argument, NULL, 'u' },
-		{ "exit-types", required_argument, NULL, OPT_TYPES },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"format", required_argument, NULL, 'f'},
+	    {"svg", required_argument, NULL, OPT_SVG},
+	    {"per-vcpu", no_argument, NULL, OPT_PER_VCPU},
+	    {"unit", required_argument, NULL, 'u'},
+	    {"exit-types", required_argument, NULL, OPT_TYPES},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	int c;
 
@@ -131,7 +131,9 @@ static int pick_tables(const struct diff_opts *o, const struct input_result r[2]
 				info("kvm-exitstat: %s: %s\n", o->path[i], note[i]);
 	if (!stats_table_size(t[0]) && !stats_table_size(t[1]))
 		return err("neither '%s' nor '%s' holds any timed exit", o->path[0], o->path[1]);
-	if (table_kind(&r[0], t[0]) != table_kind(&r[1], t[1]))
+	/* A saved report may hold either kind; two traces that differ are worth a word. */
+	if (t[0] != r[0].summary && t[1] != r[1].summary &&
+	    table_kind(&r[0], t[0]) != table_kind(&r[1], t[1]))
 		info("kvm-exitstat: A holds %s, B holds %s: their exit types may not match\n",
 		     table_kind(&r[0], t[0]), table_kind(&r[1], t[1]));
 	for (int i = 0; o->per_vcpu && i < 2; i++)
@@ -172,8 +174,8 @@ static int run(const struct diff_opts *o, const struct input_result r[2])
 
 int cmd_diff(int argc, char **argv)
 {
-	struct diff_opts o = { .fmt = DIFF_FMT_TABLE, .ro = { .unit_ns = 1000, .unit = "us" } };
-	struct input_opts io = { .vcpu = -1 };
+	struct diff_opts o = {.fmt = DIFF_FMT_TABLE, .ro = {.unit_ns = 1000, .unit = "us"}};
+	struct input_opts io = {.vcpu = -1};
 	struct input_result r[2];
 	struct exit_types types;
 	int ret = 1, loaded = 0;

@@ -53,7 +53,7 @@ static double axis_max(const struct diff *d)
 		if (d->rows[i].b.pct > m)
 			m = d->rows[i].b.pct;
 	}
-	static const double steps[] = { 1, 2, 4, 8, 10, 20, 40, 60, 80, 100 }; /* round quarters */
+	static const double steps[] = {1, 2, 4, 8, 10, 20, 40, 60, 80, 100}; /* round quarters */
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
 		if (m <= steps[i])
 			return steps[i];
@@ -71,11 +71,15 @@ static void head(FILE *f, const struct diff_render_opts *o, int h)
 		"<text x=\"%d\" y=\"28\" font-size=\"18\" font-weight=\"bold\">"
 		"Share of run time per exit type: A vs B</text>\n",
 		W, h, W, h, LABEL_X);
-	fprintf(f, "<rect x=\"%d\" y=\"44\" width=\"14\" height=\"14\" fill=\"" COLOR_A "\"/>"
-		   "<text x=\"%d\" y=\"56\">A: ", LABEL_X, LABEL_X + 20);
+	fprintf(f,
+		"<rect x=\"%d\" y=\"44\" width=\"14\" height=\"14\" fill=\"" COLOR_A "\"/>"
+		"<text x=\"%d\" y=\"56\">A: ",
+		LABEL_X, LABEL_X + 20);
 	xml_text(f, o->name_a);
-	fprintf(f, "</text>\n<rect x=\"%d\" y=\"64\" width=\"14\" height=\"14\" fill=\"" COLOR_B
-		   "\"/><text x=\"%d\" y=\"76\">B: ", LABEL_X, LABEL_X + 20);
+	fprintf(f,
+		"</text>\n<rect x=\"%d\" y=\"64\" width=\"14\" height=\"14\" fill=\"" COLOR_B
+		"\"/><text x=\"%d\" y=\"76\">B: ",
+		LABEL_X, LABEL_X + 20);
 	xml_text(f, o->name_b);
 	fputs("</text>\n", f);
 }
@@ -84,10 +88,11 @@ static void grid(FILE *f, double xmax, int rows_h)
 {
 	for (int k = 0; k <= 4; k++) {
 		double x = BAR_X + BAR_W * k / 4.0;
-		fprintf(f,
-			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>"
-			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#666\">%g%%</text>\n",
-			x, TOP - 6, x, TOP + rows_h, x, TOP + rows_h + 16, xmax * k / 4);
+		fprintf(
+		    f,
+		    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>"
+		    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#666\">%g%%</text>\n",
+		    x, TOP - 6, x, TOP + rows_h, x, TOP + rows_h + 16, xmax * k / 4);
 	}
 }
 
@@ -95,8 +100,9 @@ static void bar(FILE *f, double y, double pct, double xmax, const char *color)
 {
 	double w = pct / xmax * BAR_W;
 
-	fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>"
-		   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%.2f%%</text>\n",
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>"
+		"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%.2f%%</text>\n",
 		BAR_X, y, w, BAR_H, color, BAR_X + w + 4, y + BAR_H - 3, pct);
 }
 

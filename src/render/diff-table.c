@@ -23,7 +23,8 @@ static int name_width(const struct diff *d)
 
 static void header(FILE *f, const struct diff *d, const struct diff_render_opts *o, int w)
 {
-	fprintf(f, "A = %s\nB = %s\ntimes in %s; * p < 0.05, ** p < 0.01 (Welch's t-test on avg)\n\n",
+	fprintf(f,
+		"A = %s\nB = %s\ntimes in %s; * p < 0.05, ** p < 0.01 (Welch's t-test on avg)\n\n",
 		o->name_a, o->name_b, o->unit);
 	if (d->per_vcpu)
 		fprintf(f, "%5s ", "vcpu");

@@ -395,7 +395,8 @@ static int write_pages(struct fixture *f, struct datwrite *w, size_t page_size, 
 	struct ringenc e;
 	int ret = 0, cpu = -1;
 
-	qsort(f->evs, f->nevs, sizeof(*f->evs), cmp_fev);
+	if (f->nevs)
+		qsort(f->evs, f->nevs, sizeof(*f->evs), cmp_fev);
 	for (size_t i = 0; i < f->nevs && !ret; i++) {
 		int r;
 

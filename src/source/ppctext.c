@@ -56,7 +56,7 @@ enum tok_mark {
 struct tok {
 	char *s;
 	unsigned line;
-	bool bol;		/* first token of its line */
+	bool bol; /* first token of its line */
 	enum tok_mark mark;
 	int vhint, thint; /* vcpu id / tid this line names, or -1 */
 };
@@ -90,15 +90,15 @@ struct parser {
 };
 
 static const char *const ppc_types[] = {
-	"MMIO",	      "DCR",	     "SIGNAL",	   "ITLBREAL",	 "ITLBVIRT",   "DTLBREAL",
-	"DTLBPV",     "DTLBVIRT",    "SYSCALL",	   "HCALL",	 "ISI",	       "DSI",
-	"EMULINST",   "EMUL_WAIT",   "EMUL_WRTEE", "EMUL_MTSPR", "EMUL_MFSPR", "EMUL_MTMSR",
-	"EMUL_MFMSR", "EMUL_TLBSX",  "EMUL_TLBWE", "EMUL_RFI",	 "DEC",	       "EXTINT",
-	"HALT",	      "USR_PR_INST", "FP_UNAVAIL", "DEBUG",	 "TIMEINGUEST",
+    "MMIO",	  "DCR",	 "SIGNAL",     "ITLBREAL",   "ITLBVIRT",    "DTLBREAL",
+    "DTLBPV",	  "DTLBVIRT",	 "SYSCALL",    "HCALL",	     "ISI",	    "DSI",
+    "EMULINST",	  "EMUL_WAIT",	 "EMUL_WRTEE", "EMUL_MTSPR", "EMUL_MFSPR",  "EMUL_MTMSR",
+    "EMUL_MFMSR", "EMUL_TLBSX",	 "EMUL_TLBWE", "EMUL_RFI",   "DEC",	    "EXTINT",
+    "HALT",	  "USR_PR_INST", "FP_UNAVAIL", "DEBUG",	     "TIMEINGUEST",
 };
 
-static const char *const keywords[] = { "count",  "min",  "max",    "sum",    "avg",
-					"stddev", "%",	  "csum",   "sumsum", "sumavg" };
+static const char *const keywords[] = {"count",	 "min", "max",	"sum",	  "avg",
+				       "stddev", "%",	"csum", "sumsum", "sumavg"};
 
 __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const char *fmt, ...)
 {
@@ -151,7 +151,7 @@ static struct tok *push_tok(struct parser *p, char *s, unsigned line, bool bol, 
 		p->tcap = p->tcap ? 2 * p->tcap : 256;
 		p->t = xrealloc(p->t, p->tcap * sizeof(*p->t));
 	}
-	p->t[p->nt] = (struct tok){ .s = s, .line = line, .bol = bol, .vhint = vhint, .thint = -1 };
+	p->t[p->nt] = (struct tok){.s = s, .line = line, .bol = bol, .vhint = vhint, .thint = -1};
 	return &p->t[p->nt++];
 }
 
@@ -384,7 +384,7 @@ static bool known_type(const char *s)
 static void new_block(struct parser *p, int vcpu, int tid, bool all)
 {
 	p->blk = xrealloc(p->blk, (p->nblocks + 1) * sizeof(*p->blk));
-	p->blk[p->nblocks++] = (struct block){ vcpu, tid, all };
+	p->blk[p->nblocks++] = (struct block){vcpu, tid, all};
 	p->block_closed = false;
 }
 
@@ -507,9 +507,10 @@ static int read_report_row(struct parser *p, size_t *i, struct rrow *r)
 	r->line = p->t[*i].line;
 	r->pct = NAN;
 	(*i)++;
-	if (field(p, i, r, "count", get_count, &r->count) || field(p, i, r, "min", get_us, &r->min) ||
-	    field(p, i, r, "max", get_us, &r->max) || field(p, i, r, "sum", get_us, &r->sum) ||
-	    field(p, i, r, "avg", get_real, &r->avg) || field(p, i, r, "stddev", get_real, &r->sd))
+	if (field(p, i, r, "count", get_count, &r->count) ||
+	    field(p, i, r, "min", get_us, &r->min) || field(p, i, r, "max", get_us, &r->max) ||
+	    field(p, i, r, "sum", get_us, &r->sum) || field(p, i, r, "avg", get_real, &r->avg) ||
+	    field(p, i, r, "stddev", get_real, &r->sd))
 		return -1;
 	if (tok_is(p, *i, "%") && field(p, i, r, "%", get_real, &r->pct))
 		return -1;
@@ -532,8 +533,8 @@ static int check_report_row(struct parser *p, const struct rrow *r)
 		return fail(p, "line %u: %s: avg %.4f does not match sum/count = %.4f", r->line,
 			    r->name, r->avg, mean);
 	if (mean < lo - 0.5 || mean > hi + 0.5)
-		return fail(p, "line %u: %s: sum/count = %.4f is outside min..max", r->line, r->name,
-			    mean);
+		return fail(p, "line %u: %s: sum/count = %.4f is outside min..max", r->line,
+			    r->name, mean);
 	if (!isnan(r->sd) && r->sd > (hi - lo) / 2 + 0.5 + 5e-4)
 		return fail(p, "line %u: %s: stddev %.3f is impossible within min %.4g max %.4g",
 			    r->line, r->name, r->sd, lo, hi);
@@ -552,8 +553,12 @@ static int report_row(struct parser *p, size_t *i)
 	if (!r.count)
 		return 0;
 	double sd_ns = r.sd * 1000;
-	struct prow row = { .name = r.name, .count = r.count, .min = r.min, .max = r.max,
-			    .sum = r.sum, .m2 = isnan(r.sd) ? NAN : (double)r.count * sd_ns * sd_ns };
+	struct prow row = {.name = r.name,
+			   .count = r.count,
+			   .min = r.min,
+			   .max = r.max,
+			   .sum = r.sum,
+			   .m2 = isnan(r.sd) ? NAN : (double)r.count * sd_ns * sd_ns};
 	push_row(p, row, vhint);
 	return 0;
 }
@@ -595,7 +600,7 @@ static int parse_report(struct parser *p)
 
 static bool is_header(const struct parser *p, size_t a, size_t b)
 {
-	static const char *const h[] = { "type", "count", "min", "max", "sum", "sum_squared" };
+	static const char *const h[] = {"type", "count", "min", "max", "sum", "sum_squared"};
 
 	if (b - a != ARRAY_SIZE(h))
 		return false;
@@ -640,7 +645,7 @@ static int debugfs_row(struct parser *p, size_t a)
 	if (v[3] < v[1] || (v[3] / v[0] > v[2]))
 		return fail(p, "line %u: %s: sum %llu does not fit count %llu and min..max",
 			    t->line, t->s, (unsigned long long)v[3], (unsigned long long)v[0]);
-	struct prow r = { .name = intern(t->s), .count = v[0] };
+	struct prow r = {.name = intern(t->s), .count = v[0]};
 	if (us_to_ns(p, t->line, t->s, v[1], &r.min) || us_to_ns(p, t->line, t->s, v[2], &r.max) ||
 	    us_to_ns(p, t->line, t->s, v[3], &r.sum))
 		return -1;
@@ -665,7 +670,8 @@ static int debugfs_line(struct parser *p, size_t a, size_t b, bool *in_dump, boo
 	if (!row_like || !(*in_dump || known_type(name)))
 		return 0;
 	if (b - a != 6)
-		return fail(p, "line %u: %s: expected count min max sum sum_squared, found %zu values",
+		return fail(p,
+			    "line %u: %s: expected count min max sum sum_squared, found %zu values",
 			    p->t[a].line, name, b - a - 1);
 	return debugfs_row(p, a);
 }
@@ -698,7 +704,7 @@ static bool has_header(const struct parser *p)
 
 static void store_row(struct stats_table *into, const struct prow *r, const struct stats_key *key)
 {
-	struct stats_acc tmp = { 0 };
+	struct stats_acc tmp = {0};
 
 	stats_acc_set_summary(&tmp, r->count, r->min, r->max, r->sum, r->m2);
 	/* set_summary clamps m2 to >= 0; NAN here means "stddev unknown". */
@@ -738,7 +744,7 @@ static void store(struct parser *p, struct stats_table *into)
 		const struct block *b = &p->blk[p->rows[i].block];
 		if (!keep_block(p, p->rows[i].block))
 			continue;
-		struct stats_key key = { .name = p->rows[i].name, .tid = b->tid, .vcpu = b->vcpu };
+		struct stats_key key = {.name = p->rows[i].name, .tid = b->tid, .vcpu = b->vcpu};
 		if (key.vcpu < 0 && key.tid < 0)
 			key.vcpu = n > 1 ? (int32_t)ord[p->rows[i].block] : p->default_vcpu;
 		store_row(into, &p->rows[i], &key);
@@ -780,11 +786,11 @@ static int parse_tokens(struct parser *p)
 	return 0;
 }
 
-static int parse_text(const char *text, size_t len, const struct ppctext_opts *o,
-		      int default_vcpu, struct stats_table *into, struct ppctext_info *info,
-		      char *errbuf, size_t errlen)
+static int parse_text(const char *text, size_t len, const struct ppctext_opts *o, int default_vcpu,
+		      struct stats_table *into, struct ppctext_info *info, char *errbuf,
+		      size_t errlen)
 {
-	struct parser p = { .default_vcpu = default_vcpu, .errbuf = errbuf, .errlen = errlen };
+	struct parser p = {.default_vcpu = default_vcpu, .errbuf = errbuf, .errlen = errlen};
 	int rc = -1;
 
 	p.tpu = o ? o->tb_ticks_per_usec : 0;
@@ -873,7 +879,7 @@ static bool sniff_tokens(const struct parser *p, enum input_kind *kind)
 
 bool ppctext_sniff(const char *buf, size_t len, enum input_kind *kind)
 {
-	struct parser p = { 0 };
+	struct parser p = {0};
 	bool found;
 
 	if (len > (64u << 10))

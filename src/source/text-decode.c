@@ -103,7 +103,8 @@ static void bind(const struct text_decoder *d, const char *sys, const char *ev, 
 		    (!sys || name_eq(t->exit_system, sys)))
 			add_cand(b, t, t->kind == EXIT_TABLE_USERSPACE ? KES_UEXIT : KES_EXIT);
 	}
-	for (size_t i = 0; i < ts->n && !b->nt; i++) {
+	bool is_exit = b->nt > 0;
+	for (size_t i = 0; i < ts->n && !is_exit; i++) {
 		const struct exit_table *t = &ts->tables[i];
 		if (t->kind != EXIT_TABLE_NAMES && name_eq(t->entry_event, ev) &&
 		    (!sys || name_eq(t->entry_system, sys)))
@@ -422,9 +423,12 @@ static int decode_entry(struct text_decoder *d, struct binding *b, const char *f
 		t = th->exit;
 	else if (lists_entry(d->last_exit, b))
 		t = d->last_exit;
-	/* no exit seen yet: a table whose vcpu field is printed here, else the first */
+	/*
+	 * No exit seen yet: a table whose vcpu field is printed here, else any.
+	 * The last one, as decoder.c's bind_entry() keeps the last table's isa.
+	 */
 	for (int pass = 0; pass < 2 && !t; pass++) {
-		for (size_t i = 0; i < b->nt && !t; i++) {
+		for (size_t i = b->nt; i-- > 0 && !t;) {
 			const struct exit_table *c = b->t[i];
 			if (fsys && !name_eq(c->entry_system, fsys))
 				continue;

@@ -345,30 +345,38 @@ static int parse_num(const char *s, size_t len, char conv, bool prefix, uint64_t
 	return 0;
 }
 
-/* A symbol's number: from the form's syms, the kernel's "0x%lx" for an unknown value, or the kvm plugin's "UNKNOWN (%llu)". */
+/*
+ * A symbol's number: from the form's syms, the kernel's "0x%lx" for a value
+ * it has no name for, or the kvm plugin's "UNKNOWN (%llu)". The latter two
+ * are no names: the text is dropped. A number printed beside the symbol
+ * (s390: "icptcode %d (%s)") was captured first and stays.
+ */
 static void symbol_value(const struct text_form *form, struct text_field *x)
 {
+	uint64_t v;
+	bool is_num = false;
+
 	for (const struct text_sym *s = form->syms; s && s->field; s++) {
 		if (strlen(s->field) == x->name_len && memcmp(s->field, x->name, x->name_len) == 0 &&
-		    strlen(s->name) == x->text_len &&
-		    memcmp(s->name, x->text, x->text_len) == 0) {
+		    strlen(s->name) == x->text_len && memcmp(s->name, x->text, x->text_len) == 0) {
+			if (!x->has_num)
+				x->num = s->value;
 			x->has_num = true;
-			x->num = s->value;
 			return;
 		}
 	}
-	if (x->text_len > 2 && x->text[0] == '0' && x->text[1] == 'x' &&
-	    parse_num(x->text, x->text_len, 'x', false, &x->num) == 0) {
-		x->has_num = true;
-		x->text = NULL;
-		x->text_len = 0;
-	} else if (x->text_len > 10 && memcmp(x->text, "UNKNOWN (", 9) == 0 &&
-		   x->text[x->text_len - 1] == ')' &&
-		   parse_num(x->text + 9, x->text_len - 10, 'u', false, &x->num) == 0) {
-		x->has_num = true;
-		x->text = NULL;
-		x->text_len = 0;
-	}
+	if (x->text_len > 2 && x->text[0] == '0' && x->text[1] == 'x')
+		is_num = parse_num(x->text, x->text_len, 'x', false, &v) == 0;
+	else if (x->text_len > 10 && memcmp(x->text, "UNKNOWN (", 9) == 0 &&
+		 x->text[x->text_len - 1] == ')')
+		is_num = parse_num(x->text + 9, x->text_len - 10, 'u', false, &v) == 0;
+	if (!is_num)
+		return;
+	if (!x->has_num)
+		x->num = v;
+	x->has_num = true;
+	x->text = NULL;
+	x->text_len = 0;
 }
 
 /* The pattern literal at p: up to the next capture or the end. */
@@ -423,12 +431,9 @@ static int capture(const struct text_form *form, const char *name, size_t name_l
 	if (!x || !len)
 		return -1;
 	if (conv == 's') {
-		if (!x->text) {
-			x->text = s;
-			x->text_len = len;
-		}
-		if (!x->has_num)
-			symbol_value(form, x);
+		x->text = s;
+		x->text_len = len;
+		symbol_value(form, x);
 		return 0;
 	}
 	if (parse_num(s, len, conv, last, &v) < 0)

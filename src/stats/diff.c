@@ -124,7 +124,7 @@ static void collect_key(const struct stats_key *k, const struct stats_acc *a, vo
 		ks->cap = ks->cap ? 2 * ks->cap : 64;
 		ks->k = xrealloc(ks->k, ks->cap * sizeof(*ks->k));
 	}
-	ks->k[ks->n++] = (struct keyed){ *k, a };
+	ks->k[ks->n++] = (struct keyed){*k, a};
 }
 
 static int cmp_tid(const void *pa, const void *pb)
@@ -162,7 +162,8 @@ static bool tid_vcpus(const struct keys *ks, struct keys *by_tid)
 	for (size_t i = 0; i < ks->n; i++)
 		if (ks->k[i].key.tid >= 0)
 			collect_key(&ks->k[i].key, NULL, by_tid);
-	qsort(by_tid->k, by_tid->n, sizeof(*by_tid->k), cmp_tid);
+	if (by_tid->n) /* qsort(NULL, 0) is undefined */
+		qsort(by_tid->k, by_tid->n, sizeof(*by_tid->k), cmp_tid);
 	for (size_t i = 0; i < by_tid->n;) {
 		size_t j = i;
 		int32_t v = -1;
@@ -181,13 +182,13 @@ static struct stats_table *per_vcpu_table(const struct stats_table *t)
 {
 	struct stats_table *r = stats_table_rollup(t, STATS_BY_TID | STATS_BY_VCPU);
 	struct stats_table *out = stats_table_new();
-	struct keys ks = { 0 }, by_tid = { 0 };
+	struct keys ks = {0}, by_tid = {0};
 
 	stats_table_foreach(r, collect_key, &ks);
 	bool known = tid_vcpus(&ks, &by_tid);
 	for (size_t i = 0; i < ks.n; i++) {
 		const struct stats_key *k = &ks.k[i].key;
-		struct stats_key nk = { .name = k->name, .tid = -1, .vcpu = k->vcpu };
+		struct stats_key nk = {.name = k->name, .tid = -1, .vcpu = k->vcpu};
 		if (k->tid >= 0)
 			nk.vcpu = tid_label(&by_tid, k->tid, known);
 		stats_acc_merge(stats_table_get(out, &nk), ks.k[i].acc);
@@ -247,7 +248,7 @@ static void add_row(const struct stats_key *k, const struct stats_acc *acc, void
 		b->d->rows = xrealloc(b->d->rows, b->cap * sizeof(*b->d->rows));
 	}
 	struct diff_row *r = &b->d->rows[b->d->nrows++];
-	*r = (struct diff_row){ .name = k->name, .vcpu = k->vcpu };
+	*r = (struct diff_row){.name = k->name, .vcpu = k->vcpu};
 	side_of(b->a_side ? &r->a : &r->b, acc);
 	if (o)
 		side_of(&r->b, o);
@@ -319,7 +320,8 @@ static void pick_top(struct diff *d)
 			for (size_t k = 0; k < d->ntop; k++)
 				taken |= d->top[k] == i;
 			double v = fabs(d->rows[i].delta_sum);
-			if (!taken && v > 0 && (best == SIZE_MAX || v > fabs(d->rows[best].delta_sum)))
+			if (!taken && v > 0 &&
+			    (best == SIZE_MAX || v > fabs(d->rows[best].delta_sum)))
 				best = i;
 		}
 		if (best == SIZE_MAX)
@@ -338,7 +340,7 @@ struct diff *diff_new(const struct stats_table *a, const struct stats_table *b, 
 	b = b ? b : empty;
 	na = per_vcpu ? per_vcpu_table(a) : stats_table_rollup(a, 0);
 	nb = per_vcpu ? per_vcpu_table(b) : stats_table_rollup(b, 0);
-	struct build bl = { .d = d, .other = nb, .a_side = true };
+	struct build bl = {.d = d, .other = nb, .a_side = true};
 	stats_table_foreach(na, add_row, &bl);
 	bl.other = na;
 	bl.a_side = false;

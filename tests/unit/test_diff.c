@@ -35,26 +35,26 @@ static void test_t_pvalue(void)
 	static const struct {
 		double t, df, p;
 	} ref[] = {
-		/* SciPy 1.10.1: 2 * scipy.stats.t.sf(abs(t), df) */
-		{ 2.228, 10, 0.05001177181711133 },
-		{ 12.706, 1, 0.05000080235813317 },
-		{ 1.0, 1, 0.49999999999999956 },
-		{ 0.5, 3, 0.651447964848151 },
-		{ 2.0, 5, 0.10193947882985828 },
-		{ 3.5, 7.3, 0.00934313852848555 },
-		{ -2.5, 20, 0.021233545439132393 },
-		{ 1.96, 1e6, 0.04999606758526978 },
-		{ 4.0, 30, 0.0003818456360837564 },
-		{ 10.0, 100, 9.901688984594094e-17 },
-		{ 0.1, 2.5, 0.9278065440624896 },
-		{ 6.0, 1e5, 1.979929455601766e-09 },
-		{ 0.0, 10, 1.0 },
+	    /* SciPy 1.10.1: 2 * scipy.stats.t.sf(abs(t), df) */
+	    {2.228, 10, 0.05001177181711133},
+	    {12.706, 1, 0.05000080235813317},
+	    {1.0, 1, 0.49999999999999956},
+	    {0.5, 3, 0.651447964848151},
+	    {2.0, 5, 0.10193947882985828},
+	    {3.5, 7.3, 0.00934313852848555},
+	    {-2.5, 20, 0.021233545439132393},
+	    {1.96, 1e6, 0.04999606758526978},
+	    {4.0, 30, 0.0003818456360837564},
+	    {10.0, 100, 9.901688984594094e-17},
+	    {0.1, 2.5, 0.9278065440624896},
+	    {6.0, 1e5, 1.979929455601766e-09},
+	    {0.0, 10, 1.0},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(ref); i++) {
 		double p = diff_t_pvalue(ref[i].t, ref[i].df);
-		CHECK(fabs(p - ref[i].p) <= 1e-8 * ref[i].p + 1e-15, "t %g df %g: p %.17g want %.17g",
-		      ref[i].t, ref[i].df, p, ref[i].p);
+		CHECK(fabs(p - ref[i].p) <= 1e-8 * ref[i].p + 1e-15,
+		      "t %g df %g: p %.17g want %.17g", ref[i].t, ref[i].df, p, ref[i].p);
 	}
 	/* printed tables, 3 significant digits */
 	CHECK_NEAR(diff_t_pvalue(2.228, 10), 0.05, 1e-3);
@@ -88,7 +88,7 @@ static void test_welch(void)
 static void put(struct stats_table *t, const char *name, int32_t tid, uint64_t n, uint64_t sum,
 		uint64_t max, double sd)
 {
-	struct stats_key k = { .name = intern(name), .tid = tid, .vcpu = -1 };
+	struct stats_key k = {.name = intern(name), .tid = tid, .vcpu = -1};
 
 	stats_acc_set_summary(stats_table_get(t, &k), n, n ? sum / n / 2 : 0, max, sum,
 			      (double)n * sd * sd);
@@ -156,7 +156,7 @@ static void test_rows(void)
 	      d->rows[0].name, d->rows[3].name);
 	CHECK(d->ntop == 3, "top %zu", d->ntop);
 	CHECK(d->ntop == 3 && d->rows[d->top[0]].name == io->name &&
-		      d->rows[d->top[1]].name == pf->name && d->rows[d->top[2]].name == mmio->name,
+		  d->rows[d->top[1]].name == pf->name && d->rows[d->top[2]].name == mmio->name,
 	      "top rows: IO, PF, MMIO");
 out:
 	diff_free(d);
@@ -197,7 +197,7 @@ static void test_per_vcpu(void)
 static void test_untimed(void)
 {
 	struct stats_table *a = stats_table_new(), *b = stats_table_new();
-	struct stats_key k = { .name = intern("IO"), .tid = -1, .vcpu = -1 };
+	struct stats_key k = {.name = intern("IO"), .tid = -1, .vcpu = -1};
 
 	put(a, "IO", -1, 4, 4000, 1500, 100);
 	stats_table_get(a, &k)->untimed = 1;
@@ -231,10 +231,10 @@ static void test_empty(void)
 	stats_table_free(a);
 }
 
-static char *render(const struct diff *d, int (*fn)(FILE *, const struct diff *,
-						      const struct diff_render_opts *))
+static char *render(const struct diff *d,
+		    int (*fn)(FILE *, const struct diff *, const struct diff_render_opts *))
 {
-	struct diff_render_opts o = { "a.dat", "b \"quoted\".dat", 1000, "us" };
+	struct diff_render_opts o = {"a.dat", "b \"quoted\".dat", 1000, "us"};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

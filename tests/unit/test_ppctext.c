@@ -33,7 +33,7 @@ static int parse(const char *text, struct stats_table *t)
 static const struct stats_acc *get(const struct stats_table *t, const char *name, int32_t tid,
 				   int32_t vcpu)
 {
-	struct stats_key k = { .name = intern(name), .tid = tid, .vcpu = vcpu };
+	struct stats_key k = {.name = intern(name), .tid = tid, .vcpu = vcpu};
 
 	return stats_table_find(t, &k);
 }
@@ -58,9 +58,9 @@ static void check_row(const struct stats_acc *a, uint64_t n, uint64_t min, uint6
 }
 
 static const char real3[] =
-	"MMIO count 10000 min 45 max 1550 sum 2933679 avg 293.3679 stddev 294.569 % 2.50\n"
-	"EMULINST count 4953567 min 10 max 3708 sum 63937759 avg 12.9074 stddev 37.267 % 54.45\n"
-	"TIMEINGUEST count 6861241 min 0 max 3703 sum 8426812 avg 1.2282 stddev 9.534 % 7.18\n";
+    "MMIO count 10000 min 45 max 1550 sum 2933679 avg 293.3679 stddev 294.569 % 2.50\n"
+    "EMULINST count 4953567 min 10 max 3708 sum 63937759 avg 12.9074 stddev 37.267 % 54.45\n"
+    "TIMEINGUEST count 6861241 min 0 max 3703 sum 8426812 avg 1.2282 stddev 9.534 % 7.18\n";
 
 static void test_one_line(void)
 {
@@ -78,25 +78,24 @@ static void test_one_line(void)
 /* The same rows wrapped after "max N", mail-quoted, amid prose and summary lines. */
 static void test_wrapped_quoted(void)
 {
-	static const char text[] =
-		"On Tue, Christian wrote:\n"
-		"> the count is what matters here, see below\n"
-		"> MMIO count 10000 min 45 max 1550\n"
-		"> sum 2933679 avg 293.3679 stddev 294.569 % 2.50\n"
-		">> EMULINST count 4953567 min 10 max 3708\n"
-		">> sum 63937759 avg 12.9074\n"
-		">> stddev 37.267 % 54.45\n"
-		"> TIMEINGUEST count 6861241 min 0 max 3703 sum 8426812\r\n"
-		"> avg 1.2282 stddev 9.534 % 7.18\r\n"
-		"> csum 11824808\n"
-		"> sumsum 75298250 => ~1:15 runtime\n"
-		"> sumavg 6.3678\n"
-		"thanks\n";
+	static const char text[] = "On Tue, Christian wrote:\n"
+				   "> the count is what matters here, see below\n"
+				   "> MMIO count 10000 min 45 max 1550\n"
+				   "> sum 2933679 avg 293.3679 stddev 294.569 % 2.50\n"
+				   ">> EMULINST count 4953567 min 10 max 3708\n"
+				   ">> sum 63937759 avg 12.9074\n"
+				   ">> stddev 37.267 % 54.45\n"
+				   "> TIMEINGUEST count 6861241 min 0 max 3703 sum 8426812\r\n"
+				   "> avg 1.2282 stddev 9.534 % 7.18\r\n"
+				   "> csum 11824808\n"
+				   "> sumsum 75298250 => ~1:15 runtime\n"
+				   "> sumavg 6.3678\n"
+				   "thanks\n";
 	struct stats_table *t = stats_table_new();
 
 	CHECK(parse(text, t) == 0, "%s", errbuf);
-	CHECK(pinfo.rows == 3 && pinfo.csum_mismatch == 0, "rows %u, csum mismatches %u", pinfo.rows,
-	      pinfo.csum_mismatch);
+	CHECK(pinfo.rows == 3 && pinfo.csum_mismatch == 0, "rows %u, csum mismatches %u",
+	      pinfo.rows, pinfo.csum_mismatch);
 	check_row(get(t, "MMIO", -1, -1), 10000, 45, 1550, 2933679, 294.569, 1e-12);
 	check_row(get(t, "EMULINST", -1, -1), 4953567, 10, 3708, 63937759, 37.267, 1e-12);
 	check_row(get(t, "TIMEINGUEST", -1, -1), 6861241, 0, 3703, 8426812, 9.534, 1e-12);
@@ -107,7 +106,8 @@ static void test_fixtures(void)
 {
 	struct stats_table *r = stats_table_new(), *d = stats_table_new();
 
-	CHECK(ppctext_load(FIX "report-2010-nopv.txt", NULL, r, &pinfo, errbuf, sizeof(errbuf)) == 0,
+	CHECK(ppctext_load(FIX "report-2010-nopv.txt", NULL, r, &pinfo, errbuf, sizeof(errbuf)) ==
+		  0,
 	      "%s", errbuf);
 	CHECK(pinfo.kind == INPUT_PPC_REPORT && pinfo.rows == 16 && pinfo.csum_mismatch == 0,
 	      "nopv report: %u rows", pinfo.rows);
@@ -128,7 +128,7 @@ static void test_fixtures(void)
 
 	r = stats_table_new();
 	CHECK(ppctext_load(FIX "no-such-file", NULL, r, &pinfo, errbuf, sizeof(errbuf)) < 0 &&
-		      strstr(errbuf, "no-such-file"),
+		  strstr(errbuf, "no-such-file"),
 	      "missing file: %s", errbuf);
 	stats_table_free(r);
 }
@@ -146,7 +146,7 @@ static void test_debugfs_units(void)
 	 */
 	static const char ticks[] = "type\tcount\tmin\tmax\tsum\tsum_squared\n"
 				    "MMIO\t3\t10\t30\t60\t70000\n";
-	struct ppctext_opts tpu50 = { .tb_ticks_per_usec = 50 };
+	struct ppctext_opts tpu50 = {.tb_ticks_per_usec = 50};
 	struct stats_table *t = stats_table_new();
 	double want = sqrt(200.0 / 3);
 
@@ -168,7 +168,7 @@ static void test_debugfs_units(void)
 	/* a wrapped sum_squared (kernel: "wrap adding sum of squared durations") */
 	t = stats_table_new();
 	CHECK(parse("type count min max sum sum_squared\nMMIO 3 10 30 60 7\n", t) == 0 &&
-		      pinfo.stddev_unknown == 1,
+		  pinfo.stddev_unknown == 1,
 	      "wrapped sum_squared");
 	stats_table_free(t);
 
@@ -190,10 +190,10 @@ static void test_debugfs_units(void)
 static void test_debugfs_blocks(void)
 {
 	static const char grep[] =
-		"/sys/kernel/debug/kvm/vm5_vcpu0_timing:type\tcount\tmin\tmax\tsum\tsum_squared\n"
-		"/sys/kernel/debug/kvm/vm5_vcpu0_timing:        MMIO\t3\t10\t30\t60\t1400\n"
-		"/sys/kernel/debug/kvm/vm5_vcpu1_timing:type\tcount\tmin\tmax\tsum\tsum_squared\n"
-		"/sys/kernel/debug/kvm/vm5_vcpu1_timing:        MMIO\t1\t7\t7\t7\t49\n";
+	    "/sys/kernel/debug/kvm/vm5_vcpu0_timing:type\tcount\tmin\tmax\tsum\tsum_squared\n"
+	    "/sys/kernel/debug/kvm/vm5_vcpu0_timing:        MMIO\t3\t10\t30\t60\t1400\n"
+	    "/sys/kernel/debug/kvm/vm5_vcpu1_timing:type\tcount\tmin\tmax\tsum\tsum_squared\n"
+	    "/sys/kernel/debug/kvm/vm5_vcpu1_timing:        MMIO\t1\t7\t7\t7\t49\n";
 	static const char head[] = "==> vm5_vcpu0_timing <==\n"
 				   "type count min max sum sum_squared\n"
 				   "MMIO 3 10 30 60 1400\n\n"
@@ -211,7 +211,8 @@ static void test_debugfs_blocks(void)
 
 	t = stats_table_new();
 	CHECK(parse(head, t) == 0 && pinfo.blocks == 2, "head: %s", errbuf);
-	CHECK(get(t, "MMIO", -1, 0) && get(t, "MMIO", -1, 2) && get(t, "HALT", -1, 2), "vcpus 0, 2");
+	CHECK(get(t, "MMIO", -1, 0) && get(t, "MMIO", -1, 2) && get(t, "HALT", -1, 2),
+	      "vcpus 0, 2");
 	stats_table_free(t);
 
 	t = stats_table_new();
@@ -223,16 +224,17 @@ static void test_debugfs_blocks(void)
 /* `report --per-vcpu --format ppc`: labelled blocks, then the whole run again. */
 static void test_report_blocks(void)
 {
-	static const char text[] = "# kvm-exitstat report: x.dat (trace.dat), times in us\n"
-				   "# vcpu 0 tid 4102 (exitgen-vcpu0)\n"
-				   "IO count 2 min 1 max 3 sum 4 avg 2.0000 stddev 1.000 % 40.00\n"
-				   "csum 2\nsumsum 4 => ~0:00 runtime\nsumavg 2.0000\n\n"
-				   "# tid 4103\n"
-				   "IO count 3 min 2 max 2 sum 6 avg 2.0000 stddev 0.000 % 60.00\n"
-				   "csum 3\nsumsum 6 => ~0:00 runtime\nsumavg 2.0000\n\n"
-				   "# all vCPUs\n"
-				   "IO count 5 min 1 max 3 sum 10 avg 2.0000 stddev 0.632 % 100.00\n"
-				   "csum 5\n";
+	static const char text[] =
+	    "# kvm-exitstat report: x.dat (trace.dat), times in us\n"
+	    "# vcpu 0 tid 4102 (exitgen-vcpu0)\n"
+	    "IO count 2 min 1 max 3 sum 4 avg 2.0000 stddev 1.000 % 40.00\n"
+	    "csum 2\nsumsum 4 => ~0:00 runtime\nsumavg 2.0000\n\n"
+	    "# tid 4103\n"
+	    "IO count 3 min 2 max 2 sum 6 avg 2.0000 stddev 0.000 % 60.00\n"
+	    "csum 3\nsumsum 6 => ~0:00 runtime\nsumavg 2.0000\n\n"
+	    "# all vCPUs\n"
+	    "IO count 5 min 1 max 3 sum 10 avg 2.0000 stddev 0.632 % 100.00\n"
+	    "csum 5\n";
 	static const char two[] = "MMIO count 1 min 1 max 1 sum 1 avg 1.0000 stddev 0.000\n"
 				  "csum 1\n"
 				  "MMIO count 2 min 1 max 1 sum 2 avg 1.0000 stddev 0.000\n"
@@ -257,12 +259,12 @@ static void test_report_blocks(void)
 static void test_round_trip(void)
 {
 	struct stats_table *src = stats_table_new(), *back = stats_table_new();
-	const char *names[] = { "KVM_EXIT_IO", "KVM_EXIT_MMIO", "KVM_EXIT_HLT", "TIMEINGUEST",
-				"UNKNOWN(0x83)" };
+	const char *names[] = {"KVM_EXIT_IO", "KVM_EXIT_MMIO", "KVM_EXIT_HLT", "TIMEINGUEST",
+			       "UNKNOWN(0x83)"};
 	uint64_t x = 88172645463325252ULL;
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		struct stats_key k = { .name = intern(names[i]), .tid = -1, .vcpu = -1 };
+		struct stats_key k = {.name = intern(names[i]), .tid = -1, .vcpu = -1};
 		struct stats_acc *a = stats_table_get(src, &k);
 		for (int n = 0; n < 5000 * (int)(i + 1); n++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -270,16 +272,17 @@ static void test_round_trip(void)
 		}
 	}
 	struct stats_view *v = stats_view_new(src, 1000, "us", STATS_SORT_SUM);
-	struct render_meta m = { .inputs = "gen", .kind = "test", .source = "kvm_exit" };
-	struct render_block b = { NULL, -1, -1, v };
-	struct render_opts ro = { .fmt = RENDER_PPC };
+	struct render_meta m = {.inputs = "gen", .kind = "test", .source = "kvm_exit"};
+	struct render_block b = {NULL, -1, -1, v};
+	struct render_opts ro = {.fmt = RENDER_PPC};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	render_ppc(f, &ro, &m, &b, 1);
 	fclose(f);
 
-	CHECK(ppctext_parse(text, len, NULL, back, &pinfo, errbuf, sizeof(errbuf)) == 0, "%s", errbuf);
+	CHECK(ppctext_parse(text, len, NULL, back, &pinfo, errbuf, sizeof(errbuf)) == 0, "%s",
+	      errbuf);
 	CHECK(pinfo.rows == v->nrows && pinfo.csum_mismatch == 0, "rows %u", pinfo.rows);
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct stats_row *r = &v->rows[i];
@@ -289,8 +292,8 @@ static void test_round_trip(void)
 			continue;
 		CHECK(a->count == r->count, "%s count", r->key.name);
 		CHECK(a->min == (uint64_t)llround(r->min) * 1000 &&
-			      a->max == (uint64_t)llround(r->max) * 1000 &&
-			      a->sum == (uint64_t)llround(r->sum) * 1000,
+			  a->max == (uint64_t)llround(r->max) * 1000 &&
+			  a->sum == (uint64_t)llround(r->sum) * 1000,
 		      "%s min/max/sum as printed", r->key.name);
 		CHECK(fabs(stats_acc_stddev(a) / 1000 - r->stddev) <= 0.0005 + 1e-9 * r->stddev,
 		      "%s stddev %.6f vs %.6f", r->key.name, stats_acc_stddev(a) / 1000, r->stddev);
@@ -302,8 +305,8 @@ static void test_round_trip(void)
 
 	/* an unknown stddev ("stddev -") stays unknown */
 	back = stats_table_new();
-	CHECK(parse("X count 2 min 1 max 3 sum 4 avg 2.0000 stddev - % 100.00\n", back) == 0,
-	      "%s", errbuf);
+	CHECK(parse("X count 2 min 1 max 3 sum 4 avg 2.0000 stddev - % 100.00\n", back) == 0, "%s",
+	      errbuf);
 	check_row(get(back, "X", -1, -1), 2, 1, 3, 4, NAN, 0);
 	stats_table_free(back);
 }
@@ -316,12 +319,15 @@ static void test_sniff(void)
 	CHECK(ppctext_sniff(real3, strlen(real3), &k) && k == INPUT_PPC_REPORT, "report");
 	CHECK(ppctext_sniff("type\tcount\tmin\tmax\tsum\tsum_squared\nMMIO\t1\t1\t1\t1\t1\n", 50,
 			    &k) &&
-		      k == INPUT_PPC_DEBUGFS,
+		  k == INPUT_PPC_DEBUGFS,
 	      "debugfs");
-	CHECK(!ppctext_sniff("qemu-4101 [001] .... 12.345678: kvm_exit: reason IO rip 0x0\n", 60,
-			     &k),
-	      "ftrace text");
-	CHECK(!ppctext_sniff("\x7f" "ELF\x02\x01\x01\0\0\0", 10, &k), "binary");
+	CHECK(
+	    !ppctext_sniff("qemu-4101 [001] .... 12.345678: kvm_exit: reason IO rip 0x0\n", 60, &k),
+	    "ftrace text");
+	CHECK(!ppctext_sniff("\x7f"
+			     "ELF\x02\x01\x01\0\0\0",
+			     10, &k),
+	      "binary");
 	CHECK(!ppctext_sniff("", 0, &k), "empty");
 	/* input_detect passes the first 4 KiB, cut anywhere */
 	size_t n = 0;
@@ -335,38 +341,38 @@ static void test_sniff(void)
 static void test_bad(void)
 {
 	static const char *const bad[] = {
-		"",
-		"hello world\nthis is no report at all\n",
-		"MMIO count 10 min 1 max 5",
-		"MMIO count 10 min 1 max 5\nDSI count 3 min 1 max 2 sum 3 avg 1.0000 stddev 0.000\n",
-		"MMIO count 10 min 9 max 5 sum 70 avg 7.0000 stddev 1.000\n",
-		"MMIO count 10 min 1 max 9 sum 70 avg 3.0000 stddev 1.000\n",
-		"MMIO count 10 min 1 max 9 sum 70 avg 7.0000 stddev 50.000\n",
-		"MMIO count 99999999999999999999999 min 1 max 9 sum 70 avg 7.0 stddev 1.0\n",
-		"MMIO count 1 min 1 max 18446744073709552 sum 1 avg 1.0 stddev 0.0\n",
-		"MMIO count 10 min 1 max 9 sum 70 avg 7.0000 stddev 1.000 % 250.00\n",
-		"MMIO count 10 min 1 max 9 sum 70 avg 7.0000 stddev abc\n",
-		"MMIO count 10 min 1 max 9 sum 7e1 avg 7.0000 stddev 1.000\n",
-		"type count min max sum sum_squared\nMMIO 10 1 5 30\n",
-		"type count min max sum sum_squared\nMMIO 10 1 x 30 100\n",
-		"type count min max sum sum_squared\nMMIO 10 9 5 70 500\n",
-		"type count min max sum sum_squared\nMMIO 2 1 5 70 100\n",
-		"type count min max sum sum_squared\nMMIO 0 4294967295 0 0 0\n",
-		"type count min max sum sum_squared\nMMIO 1 1 1 18446744073709552 1\n",
-		"MM\xc3\x8fO count 1 min 1 max 1 sum 1 avg 1.0000 stddev 0.000\n",
+	    "",
+	    "hello world\nthis is no report at all\n",
+	    "MMIO count 10 min 1 max 5",
+	    "MMIO count 10 min 1 max 5\nDSI count 3 min 1 max 2 sum 3 avg 1.0000 stddev 0.000\n",
+	    "MMIO count 10 min 9 max 5 sum 70 avg 7.0000 stddev 1.000\n",
+	    "MMIO count 10 min 1 max 9 sum 70 avg 3.0000 stddev 1.000\n",
+	    "MMIO count 10 min 1 max 9 sum 70 avg 7.0000 stddev 50.000\n",
+	    "MMIO count 99999999999999999999999 min 1 max 9 sum 70 avg 7.0 stddev 1.0\n",
+	    "MMIO count 1 min 1 max 18446744073709552 sum 1 avg 1.0 stddev 0.0\n",
+	    "MMIO count 10 min 1 max 9 sum 70 avg 7.0000 stddev 1.000 % 250.00\n",
+	    "MMIO count 10 min 1 max 9 sum 70 avg 7.0000 stddev abc\n",
+	    "MMIO count 10 min 1 max 9 sum 7e1 avg 7.0000 stddev 1.000\n",
+	    "type count min max sum sum_squared\nMMIO 10 1 5 30\n",
+	    "type count min max sum sum_squared\nMMIO 10 1 x 30 100\n",
+	    "type count min max sum sum_squared\nMMIO 10 9 5 70 500\n",
+	    "type count min max sum sum_squared\nMMIO 2 1 5 70 100\n",
+	    "type count min max sum sum_squared\nMMIO 0 4294967295 0 0 0\n",
+	    "type count min max sum sum_squared\nMMIO 1 1 1 18446744073709552 1\n",
+	    "MM\xc3\x8fO count 1 min 1 max 1 sum 1 avg 1.0000 stddev 0.000\n",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct stats_table *t = stats_table_new();
 		int rc = parse(bad[i], t);
-		CHECK(rc == -1 && errbuf[0] && !strchr(errbuf, '\n'), "bad input %zu: rc %d '%s'", i,
-		      rc, errbuf);
+		CHECK(rc == -1 && errbuf[0] && !strchr(errbuf, '\n'), "bad input %zu: rc %d '%s'",
+		      i, rc, errbuf);
 		stats_table_free(t);
 	}
 	static const char bin[] = "MMIO count 1\0 min 1 max 1 sum 1 avg 1.0000 stddev 0.000\n";
 	struct stats_table *t = stats_table_new();
 	CHECK(ppctext_parse(bin, sizeof(bin) - 1, NULL, t, &pinfo, errbuf, sizeof(errbuf)) == -1 &&
-		      strstr(errbuf, "binary"),
+		  strstr(errbuf, "binary"),
 	      "NUL byte: %s", errbuf);
 	stats_table_free(t);
 }
@@ -380,11 +386,11 @@ static void check_sane(const struct stats_key *k, const struct stats_acc *a, voi
 static void test_fuzz(void)
 {
 	static const char *const seeds[] = {
-		real3,
-		"type\tcount\tmin\tmax\tsum\tsum_squared\nMMIO\t3\t10\t30\t60\t1400\n"
-		"DEC\t-1294967296\t60000\t60000\t180000000000000\t-7646744073709551616\n",
-		"> MMIO count 10000 min 45 max 1550\n> sum 2933679 avg 293.3679 stddev 294.569\n"
-		"csum 10000\n# vcpu 1 tid 7\nX count 1 min 1 max 1 sum 1 avg 1.0 stddev 0.0\n",
+	    real3,
+	    "type\tcount\tmin\tmax\tsum\tsum_squared\nMMIO\t3\t10\t30\t60\t1400\n"
+	    "DEC\t-1294967296\t60000\t60000\t180000000000000\t-7646744073709551616\n",
+	    "> MMIO count 10000 min 45 max 1550\n> sum 2933679 avg 293.3679 stddev 294.569\n"
+	    "csum 10000\n# vcpu 1 tid 7\nX count 1 min 1 max 1 sum 1 avg 1.0 stddev 0.0\n",
 	};
 	const char alphabet[] = "0123456789 \t\n.-%#>:=_acdegimnostuvxyACDEIMOS\xff";
 	uint64_t x = 0x9e3779b97f4a7c15ULL;

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * exitgen - a tiny VMM whose guests make an exact, known number of exits to
  * userspace. End-to-end tests compare what kvm-exitstat reports against the
@@ -30,7 +30,8 @@
 
 /*
  * Guest-physical layout. RAM is [0, MEM_SIZE); each vCPU owns a 16 KiB
- * window (its CS = DS = SS segment) holding its code and its PV record page.
+ * window (its CS, DS, ES, SS, GS segment) holding its code and its PV record
+ * page.
  * MMIO_GPA is above RAM and below 1 MiB, so a real-mode store reaches it
  * through FS and KVM reports it as KVM_EXIT_MMIO.
  */
@@ -49,7 +50,7 @@
 #define MAX_VCPUS    32u
 _Static_assert(WIN_BASE + MAX_VCPUS * WIN_SIZE <= MEM_SIZE, "vCPU windows must fit in RAM");
 _Static_assert(MEM_SIZE <= MMIO_SEG * 16u, "the MMIO address must not be RAM");
-#define TSS_ADDR 0xfffbd000u /* 3 pages above RAM, where QEMU puts it */
+#define TSS_ADDR 0xfffbd000u /* 3 pages far above RAM, where QEMU puts it */
 
 #define PORT_IO	  0x80 /* the per-operation port (POST code port) */
 #define PORT_BELL 0xf0 /* PV doorbell: 16-bit out, value = records queued */

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the libFuzzer targets in tests/fuzz/: the built-in exit_types
+ * tables (loaded once), a memfd that holds the input for readers that take
+ * a path, and a pass through stats views and every renderer so that hostile
+ * numbers reach the code that prints them.
+ */
+#ifndef KES_FUZZ_H
+#define KES_FUZZ_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "common.h"
+#include "exittypes.h"
+#include "render.h"
+#include "stats.h"
+
+static inline const struct exit_types *fuzz_types(void)
+{
+	static struct exit_types types;
+	static int loaded;
+	char e[256];
+
+	if (!loaded) {
+		if (exit_types_load_builtin(&types, e, sizeof(e)) < 0) {
+			fprintf(stderr, "fuzz: built-in exit types: %s\n", e);
+			abort();
+		}
+		loaded = 1;
+	}
+	return &types;
+}
+
+/*
+ * The readers take paths: the input goes into one memfd, reopened through
+ * /proc/self/fd so every open() starts at offset 0 and sees the file's size.
+ */
+static inline const char *fuzz_file(const uint8_t *data, size_t size)
+{
+	static char path[64];
+	static int fd = -1;
+
+	if (fd < 0) {
+		fd = memfd_create("kes-fuzz", MFD_CLOEXEC);
+		if (fd < 0)
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) < 0 || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
+		abort();
+	return path;
+}
+
+static inline FILE *fuzz_devnull(void)
+{
+	static FILE *f;
+
+	if (!f && !(f = fopen("/dev/null", "w")))
+		abort();
+	return f;
+}
+
+/* What `report` does with a table: per-vCPU split, rollup, views, every format. */
+static inline void fuzz_render(const struct stats_table *t, bool per_vcpu)
+{
+	static const enum render_format fmts[] = { RENDER_PPC, RENDER_TABLE, RENDER_CSV,
+						   RENDER_JSON };
+	struct render_meta m = { .inputs = "fuzz", .kind = "fuzz", .source = "fuzz" };
+	struct stats_group *g = NULL;
+	size_t ng = per_vcpu ? stats_table_split(t, &g) : 0;
+	struct stats_table *whole = stats_table_rollup(t, 0);
+	struct render_block *b = xcalloc(ng + 1, sizeof(*b));
+
+	for (size_t i = 0; i < ng; i++)
+		b[i] = (struct render_block){ "group", g[i].tid, g[i].vcpu,
+					      stats_view_new(g[i].t, 1000, "us", STATS_SORT_SUM) };
+	b[ng] = (struct render_block){ NULL, -1, -1,
+				       stats_view_new(whole, 1, "ns", STATS_SORT_NAME) };
+	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
+		struct render_opts ro = { .fmt = fmts[i], .quantiles = true };
+
+		render_report(fuzz_devnull(), &ro, &m, b, ng + 1);
+	}
+	for (size_t i = 0; i <= ng; i++)
+		stats_view_free((struct stats_view *)b[i].v);
+	free(b);
+	stats_table_free(whole);
+	stats_groups_free(g, ng);
+}
+
+#endif

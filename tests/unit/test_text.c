@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ftrace/perf text reader: line shapes, every ISA's printed form, losses,
+ * errors, hostile input, and the real recordings of tests/fixtures/text/
+ * (one exitgen run seen by tracefs, trace-cmd and perf at once), whose events
+ * must be identical to what the binary decoder makes of the trace.dat.
+ * Run from the top of the tree (fixtures are read by relative path).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "harness.h"
+#include "common.h"
+#include "decode.h"
+#include "exittypes.h"
+#include "source.h"
+#include "source/text-local.h"
+
+#define FIX	  "tests/fixtures/text/"
+#define MAX_EVENTS 4096
+
+/*
+ * libtraceevent 1.7.1 leaks a 2-byte strdup() while parsing some event
+ * formats (tracecmd_open() of the fixture): not ours, and LeakSanitizer
+ * would fail the ASan run for it. Read only by LSan.
+ */
+__attribute__((used)) const char *__lsan_default_suppressions(void);
+__attribute__((used)) const char *__lsan_default_suppressions(void)
+{
+	return "leak:libtraceevent.so\n";
+}
+
+static struct exit_types types;
+
+struct got {
+	struct kes_event ev[MAX_EVENTS];
+	size_t n;
+	long long lost[16];
+	int lost_cpu[16];
+	size_t nlost;
+	int32_t comm_tid[16];
+	char comm[16][32];
+	size_t ncomm;
+	size_t stop_after; /* 0: never stop */
+};
+
+static int on_event(void *arg, const struct kes_event *ev)
+{
+	struct got *g = arg;
+
+	if (g->n < MAX_EVENTS)
+		g->ev[g->n++] = *ev;
+	return g->stop_after && g->n >= g->stop_after;
+}
+
+static int on_lost(void *arg, int cpu, long long missed)
+{
+	struct got *g = arg;
+
+	if (g->nlost < 16) {
+		g->lost_cpu[g->nlost] = cpu;
+		g->lost[g->nlost++] = missed;
+	}
+	return 0;
+}
+
+static void on_comm(void *arg, int32_t tid, const char *comm)
+{
+	struct got *g = arg;
+
+	if (g->ncomm < 16) {
+		g->comm_tid[g->ncomm] = tid;
+		snprintf(g->comm[g->ncomm++], sizeof(g->comm[0]), "%s", comm);
+	}
+}
+
+static struct text_ops ops_for(struct got *g)
+{
+	return (struct text_ops){ on_event, on_lost, on_comm, g };
+}
+
+/* Reads text held in a string; returns text_read_mem's result. */
+static int read_str(const char *s, struct got *g, struct text_counts *c, char *e, size_t el)
+{
+	struct text_ops ops = ops_for(g);
+
+	memset(g, 0, sizeof(*g));
+	return text_read_mem(s, strlen(s), &types, &ops, c, e, el);
+}
+
+/* One line's single decoded event, or NULL. */
+static const struct kes_event *one(const char *line)
+{
+	static struct got g;
+	struct text_counts c;
+	char e[256];
+
+	if (read_str(line, &g, &c, e, sizeof(e)) < 0 || g.n != 1) {
+		fprintf(stderr, "  no single event from: %s (n %zu, undecoded %llu)\n", line, g.n,
+			(unsigned long long)c.undecoded);
+		return NULL;
+	}
+	return &g.ev[0];
+}
+
+static void expect_exit(const char *line, const char *reason, const char *isa, int vcpu)
+{
+	const struct kes_event *ev = one(line);
+
+	CHECK(ev, "%s", line);
+	if (!ev)
+		return;
+	CHECK(ev->kind == KES_EXIT || ev->kind == KES_UEXIT, "%s: kind %u", line, ev->kind);
+	CHECK_STR(ev->reason, reason);
+	CHECK_STR(ev->isa, isa);
+	CHECK(ev->vcpu == vcpu, "%s: vcpu %d want %d", line, ev->vcpu, vcpu);
+	CHECK(ev->reason == intern(reason), "reason not interned: %s", reason);
+}
+
+/* ---- line shapes ---- */
+
+static void test_shapes(void)
+{
+	struct text_line l;
+	const char *s;
+
+	s = "   exitgen-vcpu0-4102  [001] d..1.  1234.567890: kvm_fpu: load";
+	CHECK(text_parse_line(s, strlen(s), &l) == 0, "tracefs");
+	CHECK(l.tid == 4102 && l.cpu == 1 && l.ts == 1234567890000ULL, "tid %d cpu %d ts %llu",
+	      l.tid, l.cpu, (unsigned long long)l.ts);
+	CHECK(l.comm_len == 13 && memcmp(l.comm, "exitgen-vcpu0", 13) == 0, "comm");
+	CHECK(l.event_len == 7 && !l.system && strcmp(l.payload, "load") == 0, "event");
+
+	s = "   exitgen-vcpu1-13075   (  13071) [000]    727.002100: kvm_fpu: load";
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.tid == 13075 && l.cpu == 0, "tgid");
+	s = "          <...>-7     (-------) [003] .....    1.000001: kvm_fpu: unload";
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.tid == 7 && l.cpu == 3, "no tgid");
+	s = " Web Content-77 [002] 5.000000009: sched_switch: prev_comm=a";
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.tid == 77 && l.ts == 5000000009ULL &&
+		      l.comm_len == 11,
+	      "comm with a blank, 9 decimals");
+	s = "kvm-exitstat-a-1: exitgen-vcpu0-18 [000]   7.5: kvm_fpu:              load";
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.instance_len == 16 && l.tid == 18 &&
+		      l.ts == 7500000000ULL && strcmp(l.payload, "load") == 0,
+	      "trace-cmd instance prefix");
+	s = "exitgen--18267   0d..1.  1064.471055: kvm_fpu: load";
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.shape == TEXT_SHAPE_LATENCY &&
+		      l.tid == 18267 && l.cpu == 0,
+	      "trace-cmd -l");
+	s = "   exitgen-vcpu1 13071/13075 [000]   726.972339025:    kvm:kvm_fpu: load";
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.shape == TEXT_SHAPE_PERF &&
+		      l.tid == 13075 && l.system_len == 3 && l.ts == 726972339025ULL,
+	      "perf pid/tid");
+	s = "  qemu system x86 900 12.000001: kvm:kvm_exit: reason HLT rip 0x1 info 0 0";
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.tid == 900 && l.cpu == -1 &&
+		      l.comm_len == 15,
+	      "perf without cpu, comm with blanks");
+	s = "  1a-2 [000] 5: kvm_fpu: load";
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.ts == 5, "counter clock");
+	/* not trace lines */
+	const char *bad[] = {
+		"",
+		"# tracer: nop",
+		"cpus=2",
+		"x-1 [000] 1.5 kvm_fpu: load",	      /* no colon after the time */
+		"x-1 [000] 1.5: kvm_fpu load",	      /* no colon after the event */
+		"x [000] 1.5: kvm_fpu: load",	      /* no pid */
+		"x-1 [0a0] 1.5: kvm_fpu: load",	      /* cpu */
+		"x-1 [000] 99999999999999999999.5: kvm_fpu: load", /* overflow */
+		"x-1 [000] 1.1234567890123456789: kvm_fpu: load",	 /* fraction too long */
+		"1.5: kvm_fpu: load",
+		"x-1 [000] junk junk 1.5: kvm_fpu: load",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK(text_parse_line(bad[i], strlen(bad[i]), &l) < 0, "parsed: '%s'", bad[i]);
+}
+
+/* ---- each ISA's printed form ---- */
+
+#define TF "  qemu-kvm-500   [001] d..1.  100.000001: "
+
+static void test_x86(void)
+{
+	expect_exit(TF "kvm_exit: vcpu 1 reason EPT_VIOLATION rip 0xffffffff81000000 info1 "
+		       "0x0000000000000181 info2 0x0 intr_info 0x00000000 error_code 0x00000000",
+		    "EPT_VIOLATION", "x86_vmx", 1);
+	expect_exit(TF "kvm_exit: vcpu 0 reason INVALID_STATE FAILED_VMENTRY rip 0x0 info1 0x0",
+		    "INVALID_STATE|FAILED_VMENTRY", "x86_vmx", 0);
+	expect_exit(TF "kvm_exit: vcpu 2 reason npf rip 0xfff info1 0x0", "npf", "x86_svm", 2);
+	expect_exit(TF "kvm_exit: vcpu 2 reason DE excp rip 0xfff info1 0x0", "DE excp",
+		    "x86_svm", 2);
+	/* a newer kernel's name the table lacks: shown as printed, like the format's names */
+	expect_exit(TF "kvm_exit: vcpu 0 reason SOME_NEW_EXIT rip 0x0 info1 0x0", "SOME_NEW_EXIT",
+		    "x86_svm", 0);
+	/* trace-cmd's kvm plugin: its names, no vcpu, UNKNOWN (n) with the full value */
+	expect_exit(TF "kvm_exit:   reason EXIT_NPF rip 0xffff info 181 0", "npf", "x86_svm", -1);
+	expect_exit(TF "kvm_exit:   reason PENDING_INTERRUPT rip 0x0 info 0 0", "INTERRUPT_WINDOW",
+		    "x86_vmx", -1);
+	/* libtraceevent could not parse the print fmt: name=value */
+	expect_exit(TF "kvm_exit: [FAILED TO PARSE] exit_reason=48 guest_rip=0x1 isa=1 info1=0 "
+		       "info2=0 intr_info=0 error_code=0 vcpu_id=3",
+		    "EPT_VIOLATION", "x86_vmx", 3);
+
+	struct got g;
+	struct text_counts c;
+	char e[256];
+
+	/* a number after a VMX name: VMX (the thread's last exit table) */
+	CHECK(read_str(TF "kvm_exit: vcpu 0 reason HLT rip 0x0 info1 0x0\n" TF
+			  "kvm_exit: vcpu 0 reason 0x53 rip 0x0 info1 0x0\n",
+		       &g, &c, e, sizeof(e)) == 0 && g.n == 2,
+	      "numbers: %zu", g.n);
+	if (g.n == 2) {
+		CHECK_STR(g.ev[1].reason, "UNKNOWN(0x53)");
+		CHECK_STR(g.ev[1].isa, "x86_vmx");
+	}
+
+	const char *plugin = TF "kvm_entry:  vcpu 3 rip 0xfff0\n" TF
+			     "kvm_exit:   reason HLT rip 0xfff0 info 0 0\n" TF
+			     "kvm_entry:  vcpu 3 rip 0xfff0\n" TF
+			     "kvm_exit:   reason UNKNOWN (2147483681) rip 0x0 info 0 0\n";
+	CHECK(read_str(plugin, &g, &c, e, sizeof(e)) == 0 && g.n == 4, "plugin run: %zu", g.n);
+	if (g.n == 4) {
+		CHECK(g.ev[0].kind == KES_ENTRY && g.ev[0].vcpu == 3, "entry vcpu %d", g.ev[0].vcpu);
+		CHECK(g.ev[1].vcpu == 3, "exit vcpu from the thread's entry: %d", g.ev[1].vcpu);
+		CHECK_STR(g.ev[1].reason, "HLT");
+		CHECK_STR(g.ev[0].isa, "x86_vmx"); /* before any exit: as decoder.c (the last table) */
+		CHECK_STR(g.ev[2].isa, "x86_vmx"); /* after: the thread's exit's table */
+		CHECK_STR(g.ev[3].reason, "INVALID_STATE|FAILED_VMENTRY");
+	}
+}
+
+static void test_other_isas(void)
+{
+	expect_exit(TF "kvm_exit: TRAP: HSR_EC: 0x0024 (DABT_LOW), PC: 0x0000ffff8000a000",
+		    "TRAP_DABT_LOW", "arm64", -1);
+	expect_exit(TF "kvm_exit: IRQ: HSR_EC: 0x0000 (UNKNOWN), PC: 0x0000ffff8000a000", "IRQ",
+		    "arm64", -1);
+	expect_exit(TF "kvm_exit: SEPC:0xffffffff80001000, SCAUSE:0x14, STVAL:0x0, HTVAL:0x0, "
+		       "HTINST:0x0",
+		    "EXC_INST_GUEST_PAGE_FAULT", "riscv", -1);
+	expect_exit(TF "kvm_s390_sie_exit: 01[0706000180000000-0000000000010a2c]: exit sie "
+		       "icptcode 4 (Instruction)",
+		    "Instruction", "s390", 1);
+	/* the kernel's spelling (its table has a typo) wins, as the format's names do */
+	expect_exit(TF "kvm_s390_sie_exit: 00[0-0]: exit sie icptcode 12 (Instruction and "
+		       "program interuption)",
+		    "Instruction and program interuption", "s390", 0);
+	expect_exit(TF "kvm_s390_sie_exit: 00[0-0]: exit sie icptcode 44 (0x2c)",
+		    "Operation exception", "s390", 0);
+	expect_exit(TF "kvm_guest_exit: VCPU 3: trap=HV_DECREMENTER pc=0xc000000000001234 "
+		       "msr=0x8000000000001033, ceded=0",
+		    "HV_DECREMENTER", "ppc_book3s_hv", 3);
+	expect_exit(TF "kvm_exit: exit=SYSCALL | pc=0x1 | msr=0x2 | dar=0x3 | srr1=0x4 | "
+		       "last_inst=0x5",
+		    "SYSCALL", "ppc_book3s_pr", -1);
+	expect_exit(TF "kvm_exit: exit=SYSCALL | pc=0x1 | msr=0x2 | dar=0x3 | last_inst=0x5",
+		    "SYSCALL", "ppc_booke", -1);
+	expect_exit("  qemu 500 [001] 1.000001: kvm_booke:kvm_exit: exit=DECREMENTER | pc=0x1 | "
+		    "msr=0x2 | dar=0x3 | last_inst=0x5",
+		    "DECREMENTER", "ppc_booke", -1);
+}
+
+static void test_userspace_and_details(void)
+{
+	expect_exit(TF "kvm_userspace_exit: reason KVM_EXIT_IO (2)", "KVM_EXIT_IO", "userspace",
+		    -1);
+	expect_exit(TF "kvm_userspace_exit: reason restart (4)", "restart", "userspace", -1);
+	expect_exit(TF "kvm_userspace_exit: reason error (14)", "error(14)", "userspace", -1);
+	expect_exit(TF "kvm_userspace_exit: reason 0x63 (99)", "UNKNOWN(0x63)", "userspace", -1);
+
+	const struct kes_event *ev;
+	struct got g;
+	struct text_counts c;
+	char e[256];
+
+	CHECK(read_str(TF "kvm_fpu: unload\n" TF "kvm_fpu: load\n", &g, &c, e, sizeof(e)) == 0 &&
+		      g.n == 1 && g.ev[0].kind == KES_UENTRY,
+	      "fpu load is the userspace entry, unload nothing: %zu", g.n);
+
+	struct {
+		const char *line;
+		enum kes_detail kind;
+		uint64_t sub;
+		uint32_t flags;
+		int vcpu;
+	} d[] = {
+		{ TF "kvm_mmio: mmio write len 1 gpa 0xd0010 val 0x0", KES_D_MMIO, 0xd0010, 1, -1 },
+		{ TF "kvm_mmio: mmio read len 4 gpa 0xfee00030 val 0x50014", KES_D_MMIO, 0xfee00030,
+		  0, -1 },
+		{ TF "kvm_fast_mmio: fast mmio at gpa 0xfe003000", KES_D_MMIO, 0xfe003000, 0, -1 },
+		{ TF "kvm_pio: pio_read at 0x3f8 size 1 count 1 val 0x0 ", KES_D_PIO, 0x3f8, 0, -1 },
+		{ TF "kvm_pio: pio_write at 0x80 size 1 count 2 val 0x0 (...)", KES_D_PIO, 0x80, 1,
+		  -1 },
+		{ TF "kvm_emulate_insn: 10000:8:e6 80 (real)", KES_D_EMULATE, 8, 0, -1 },
+		{ TF "kvm_emulate_insn: 0:ffffffff81000000:0f 01 c1 (prot64) failed", KES_D_EMULATE,
+		  0xffffffff81000000ULL, 1, -1 },
+		{ TF "kvm_emulate_insn:     10000:a: 66 49 FAIL", KES_D_EMULATE, 0xa, 1, -1 },
+		{ TF "kvm_hypercall: nr 0xc a0 0x1 a1 0x0 a2 0x0 a3 0x0", KES_D_HCALL, 0xc, 0, -1 },
+		{ TF "kvm_msr: msr_write c0000100 = 0x7f00 (#GP)", KES_D_MSR, 0xc0000100, 1, -1 },
+		{ TF "kvm_msr: msr_read 1b = 0xfee00900", KES_D_MSR, 0x1b, 0, -1 },
+		{ TF "kvm_page_fault: vcpu 1 rip 0xffffffff81000000 address 0x0000000000001000 "
+		     "error_code 0x14",
+		  KES_D_PF, 0x1000, 1, 1 },
+		{ TF "kvm_page_fault: address 7f0001000 error_code 6", KES_D_PF, 0x7f0001000ULL, 0,
+		  -1 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(d); i++) {
+		ev = one(d[i].line);
+		CHECK(ev && ev->kind == KES_DETAIL && ev->detail == d[i].kind && ev->sub == d[i].sub &&
+			      ev->flags == d[i].flags && ev->vcpu == d[i].vcpu && !ev->isa,
+		      "%s: kind %d sub %llx flags %u vcpu %d", d[i].line, ev ? ev->detail : -1,
+		      ev ? (unsigned long long)ev->sub : 0, ev ? ev->flags : 0, ev ? ev->vcpu : -2);
+	}
+
+	/* other events: parsed, not KVM; a KVM event printed in no known way: undecoded */
+	CHECK(read_str(TF "sched_switch: prev_comm=a prev_pid=1\n" TF
+			  "kvm_userspace_exit: something else\n" TF "kvm_vcpu_wakeup: wait time 1 ns\n",
+		       &g, &c, e, sizeof(e)) == 0,
+	      "%s", e);
+	CHECK(g.n == 0 && c.events == 3 && c.kvm == 0 && c.undecoded == 1, "n %zu undecoded %llu",
+	      g.n, (unsigned long long)c.undecoded);
+}
+
+/* ---- losses, headers, instances, names, errors ---- */
+
+static void test_losses(void)
+{
+	struct got g;
+	struct text_counts c;
+	char e[256];
+	const char *tracefs = "# tracer: nop\n#\n# entries-in-buffer/entries-written: 10/15   #P:2\n"
+			      "#\n" TF "kvm_fpu: load\nCPU:1 [LOST 12 EVENTS]\n" TF
+			      "kvm_fpu: load\nCPU:0 [LOST EVENTS]\n";
+
+	CHECK(read_str(tracefs, &g, &c, e, sizeof(e)) == 0, "%s", e);
+	CHECK(g.nlost == 3 && g.lost[0] == 5 && g.lost[1] == 12 && g.lost_cpu[1] == 1 &&
+		      g.lost[2] == -1 && g.lost_cpu[2] == 0,
+	      "tracefs losses: %zu", g.nlost);
+	CHECK(c.lost == 17 && c.lost_unknown && c.lost_reported && c.flavor == TEXT_TRACEFS,
+	      "counts: lost %llu", (unsigned long long)c.lost);
+	CHECK(c.skipped == 0 && c.lines == 8, "skipped %llu lines %llu",
+	      (unsigned long long)c.skipped, (unsigned long long)c.lines);
+
+	const char *tc = "cpus=2\nCPU:0 [5 EVENTS DROPPED]\n" TF "kvm_fpu: load\n"
+			 "CPU:3 [EVENTS DROPPED]\n";
+	CHECK(read_str(tc, &g, &c, e, sizeof(e)) == 0 && g.nlost == 2 && g.lost[0] == 5 &&
+		      g.lost[1] == -1 && c.flavor == TEXT_TRACECMD,
+	      "trace-cmd losses");
+	const char *perf = "  q 5 [000] 1.0: kvm:kvm_fpu: load\n  q 5 [000] 1.1: PERF_RECORD_LOST "
+			   "lost 7\n";
+	CHECK(read_str(perf, &g, &c, e, sizeof(e)) == 0 && g.nlost == 1 && g.lost[0] == 7 &&
+		      c.flavor == TEXT_PERF && !c.lost_reported,
+	      "perf losses");
+}
+
+static void test_instances_comms_stop(void)
+{
+	struct got g;
+	struct text_counts c;
+	char e[256];
+	const char *two = "cpus=1\n"
+			  "a: q-5 [000] 1.0: kvm_userspace_exit: reason KVM_EXIT_IO (2)\n"
+			  "b: q-5 [000] 1.1: kvm_userspace_exit: reason KVM_EXIT_IO (2)\n"
+			  "a: r-6 [000] 1.2: kvm_userspace_exit: reason KVM_EXIT_HLT (5)\n";
+
+	CHECK(read_str(two, &g, &c, e, sizeof(e)) == 0 && g.n == 2 && c.other_instance == 1,
+	      "a second buffer is skipped: n %zu", g.n);
+	CHECK(g.ncomm == 2 && g.comm_tid[0] == 5 && strcmp(g.comm[0], "q") == 0 &&
+		      strcmp(g.comm[1], "r") == 0,
+	      "comms: %zu", g.ncomm);
+
+	memset(&g, 0, sizeof(g));
+	g.stop_after = 1;
+	struct text_ops ops = ops_for(&g);
+	CHECK(text_read_mem(two, strlen(two), &types, &ops, &c, e, sizeof(e)) == 0 && g.n == 1,
+	      "a callback stops the reading");
+}
+
+static void test_errors(void)
+{
+	struct got g;
+	struct text_counts c;
+	char e[256] = "";
+	static const char bin[] = "   q-5 [000] 1.0: kvm_fpu: load\n\0\x17\x08\x44tracing";
+	struct text_ops ops = ops_for(&g);
+
+	CHECK(text_read_mem(bin, sizeof(bin), &types, &ops, &c, e, sizeof(e)) < 0 &&
+		      strstr(e, "binary") && !strchr(e, '\n'),
+	      "binary: '%s'", e);
+	CHECK(read_str("hello\nworld\n", &g, &c, e, sizeof(e)) < 0 && strstr(e, "no trace event"),
+	      "not a trace: '%s'", e);
+	CHECK(read_str("", &g, &c, e, sizeof(e)) < 0, "empty");
+	CHECK(read_str("# tracer: nop\n#\n", &g, &c, e, sizeof(e)) < 0, "header only");
+	CHECK(text_read("tests/fixtures/text/does-not-exist", &types, &ops, &c, e, sizeof(e)) < 0 &&
+		      strstr(e, "No such file"),
+	      "missing: '%s'", e);
+
+	/* a 1 MB line, then a good one without a final newline */
+	size_t big = 1 << 20;
+	char *s = xmalloc(big + 200);
+	memset(s, 'a', big);
+	s[big] = '\n';
+	strcpy(s + big + 1, TF "kvm_userspace_exit: reason KVM_EXIT_IO (2)");
+	CHECK(read_str(s, &g, &c, e, sizeof(e)) == 0 && g.n == 1 && c.skipped == 1 && c.lines == 2,
+	      "long line: n %zu", g.n);
+	/* a long event line: cut, still read */
+	size_t off = strlen(TF "kvm_userspace_exit: reason KVM_EXIT_IO (2) ");
+	strcpy(s, TF "kvm_userspace_exit: reason KVM_EXIT_IO (2) ");
+	memset(s + off, 'x', big);
+	s[off + big] = '\0';
+	CHECK(read_str(s, &g, &c, e, sizeof(e)) == 0 && g.n == 1, "long event line");
+	free(s);
+}
+
+static void test_sniff(void)
+{
+	const char *yes[] = {
+		"# tracer: nop\n#\n   q-1 [000] ....  1.000001: kvm_fpu: load\n",
+		"cpus=2\n   q-1 [000]  1.000001: kvm_fpu:  load\n",
+		"  q 1 [000] 1.000001: kvm:kvm_fpu: load",
+	};
+	const char *no[] = {
+		"",
+		"MMIO count 10000 min 45 max 1550 sum 2933679 avg 293.3679 stddev 294.569 % 2.50\n",
+		"# tracer: nop\n",
+		"   q-1 [000] ....  1.000001: kvm_fpu: lo\n   q-1 [000] ....  1.000001: kv",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+		CHECK(text_sniff(yes[i], strlen(yes[i])), "sniff yes %zu", i);
+	for (size_t i = 0; i < ARRAY_SIZE(no) - 1; i++)
+		CHECK(!text_sniff(no[i], strlen(no[i])), "sniff no %zu", i);
+	/* a cut last line does not count, a complete first line does */
+	CHECK(text_sniff(no[3], strlen(no[3])), "first complete line");
+	CHECK(!text_sniff(no[3] + 46, strlen(no[3] + 46)), "cut line alone, after a newline");
+	CHECK(!text_sniff("\0abc", 4), "NUL");
+}
+
+/* ---- the real recordings ---- */
+
+struct dat {
+	struct decoder *d;
+	struct got *g;
+};
+
+static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu,
+		     long long missed)
+{
+	struct dat *x = arg;
+	struct kes_event ev;
+
+	if (decoder_decode(x->d, data, size, ts, cpu, &ev))
+		on_event(x->g, &ev);
+	return 0;
+}
+
+static int read_dat(const char *path, struct got *g)
+{
+	char e[256];
+	struct tracedat *td = tracedat_open(path, e, sizeof(e));
+
+	memset(g, 0, sizeof(*g));
+	if (!td) {
+		fprintf(stderr, "%s\n", e);
+		return -1;
+	}
+	struct dat x = { decoder_new(tracedat_tep(td), &types), g };
+	int ret = tracedat_iterate(td, on_record, &x, e, sizeof(e));
+	decoder_free(x.d);
+	tracedat_close(td);
+	return ret;
+}
+
+enum ts_check { TS_NS, TS_US, TS_NONE };
+
+/* Same events, field by field; timestamps at the text's precision (perf: its own clock). */
+static void same_events(const char *name, const struct got *dat, const struct got *txt,
+			enum ts_check tc)
+{
+	size_t bad = 0;
+
+	CHECK(dat->n == txt->n && dat->n > 400, "%s: %zu events, trace.dat %zu", name, txt->n,
+	      dat->n);
+	for (size_t i = 0; i < dat->n && i < txt->n && bad < 5; i++) {
+		const struct kes_event *a = &dat->ev[i], *b = &txt->ev[i];
+		uint64_t ts = tc == TS_US ? (a->ts + 500) / 1000 * 1000 : a->ts;
+		bool same = a->kind == b->kind && a->detail == b->detail && a->flags == b->flags &&
+			    a->reason == b->reason && a->isa == b->isa && a->tid == b->tid &&
+			    a->cpu == b->cpu && a->vcpu == b->vcpu && a->sub == b->sub &&
+			    (tc == TS_NONE || ts == b->ts);
+		if (!same) {
+			bad++;
+			fprintf(stderr,
+				"  %s #%zu: dat kind %u %s tid %d cpu %d vcpu %d sub %llx ts %llu / "
+				"text kind %u %s tid %d cpu %d vcpu %d sub %llx ts %llu\n",
+				name, i, a->kind, a->reason ? a->reason : "-", a->tid, a->cpu, a->vcpu,
+				(unsigned long long)a->sub, (unsigned long long)a->ts, b->kind,
+				b->reason ? b->reason : "-", b->tid, b->cpu, b->vcpu,
+				(unsigned long long)b->sub, (unsigned long long)b->ts);
+		}
+	}
+	CHECK(bad == 0, "%s: events differ from the trace.dat's", name);
+}
+
+/* Userspace exits per reason, counted by exitgen itself (exitgen.out "total" line). */
+static void truth(const struct got *g, const char *name)
+{
+	unsigned long io = 0, mmio = 0, hlt = 0, want_io = 0, want_mmio = 0, want_hlt = 0;
+	char line[512];
+	FILE *f = fopen(FIX "exitgen.out", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		sscanf(line, "total KVM_EXIT_IO %lu KVM_EXIT_MMIO %lu KVM_EXIT_HLT %lu", &want_io,
+		       &want_mmio, &want_hlt);
+	if (f)
+		fclose(f);
+	for (size_t i = 0; i < g->n; i++) {
+		if (g->ev[i].kind != KES_UEXIT)
+			continue;
+		io += g->ev[i].reason == intern("KVM_EXIT_IO");
+		mmio += g->ev[i].reason == intern("KVM_EXIT_MMIO");
+		hlt += g->ev[i].reason == intern("KVM_EXIT_HLT");
+	}
+	CHECK(want_io && io == want_io && mmio == want_mmio && hlt == want_hlt,
+	      "%s: IO %lu/%lu MMIO %lu/%lu HLT %lu/%lu", name, io, want_io, mmio, want_mmio, hlt,
+	      want_hlt);
+}
+
+static void test_fixtures(void)
+{
+	static struct got dat, txt;
+	static const struct {
+		const char *file;
+		enum ts_check ts;
+		enum text_flavor flavor;
+	} f[] = {
+		{ "trace.txt", TS_US, TEXT_TRACEFS },
+		/* instance B: its own timestamps of the same events */
+		{ "trace_pipe.txt", TS_NONE, TEXT_TRACEFS },
+		{ "report.txt", TS_US, TEXT_TRACECMD },
+		{ "report-ns.txt", TS_NS, TEXT_TRACECMD },
+		{ "report-lat.txt", TS_US, TEXT_TRACECMD },
+		{ "report-noplugin.txt", TS_US, TEXT_TRACECMD },
+		{ "perf.txt", TS_NONE, TEXT_PERF },
+		{ "perf-ns-pidtid.txt", TS_NONE, TEXT_PERF },
+	};
+	struct text_counts c;
+	char e[256];
+
+	CHECK(read_dat(FIX "trace.dat", &dat) == 0, "trace.dat");
+	truth(&dat, "trace.dat");
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+		char path[256];
+		struct text_ops ops = ops_for(&txt);
+		memset(&txt, 0, sizeof(txt));
+		snprintf(path, sizeof(path), FIX "%s", f[i].file);
+		CHECK(text_read(path, &types, &ops, &c, e, sizeof(e)) == 0, "%s: %s", path, e);
+		CHECK(c.flavor == f[i].flavor && c.undecoded == 0 && c.other_instance == 0 &&
+			      c.lost == 0 && !c.lost_unknown && c.kvm == txt.n,
+		      "%s: flavor %d undecoded %llu", f[i].file, c.flavor,
+		      (unsigned long long)c.undecoded);
+		same_events(f[i].file, &dat, &txt, f[i].ts);
+		truth(&txt, f[i].file);
+		CHECK(txt.ncomm >= 2 && strncmp(txt.comm[0], "exitgen", 7) == 0, "%s: comm '%s'",
+		      f[i].file, txt.ncomm ? txt.comm[0] : "");
+	}
+	/* the old entry point */
+	uint64_t nkvm = 0;
+	memset(&txt, 0, sizeof(txt));
+	CHECK(text_iterate(FIX "trace.txt", &types, on_event, &txt, &nkvm, e, sizeof(e)) == 0 &&
+		      nkvm == txt.n && nkvm == dat.n,
+	      "text_iterate: %llu", (unsigned long long)nkvm);
+}
+
+/* ---- hostile input: mutated fixtures must never crash or hang ---- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void test_mutations(void)
+{
+	static const char pieces[][24] = { " ",	 "-",  ":",   "[000]", "1.5:", "kvm_exit:",
+					   "\n", "0x", "(", "reason ", "%{",  "kvm:",
+					   "|",	 "\t", "99999999999999999999", "vcpu ", "\r" };
+	FILE *f = fopen(FIX "trace.txt", "r");
+	char *base = xmalloc(1 << 16), *buf = xmalloc((1 << 16) + 4096);
+	size_t blen = f ? fread(base, 1, (1 << 16) - 1, f) : 0;
+	struct got *g = xcalloc(1, sizeof(*g));
+	unsigned ok = 0, err = 0;
+
+	if (f)
+		fclose(f);
+	CHECK(blen > 1000, "fixture for mutations");
+	for (int round = 0; round < 3000 && blen; round++) {
+		size_t start = next() % blen, len = 1 + next() % 3000;
+		if (start + len > blen)
+			len = blen - start;
+		memcpy(buf, base + start, len);
+		for (int m = 0, nm = 1 + (int)(next() % 16); m < nm; m++) {
+			size_t at = next() % (len + 1);
+			switch (next() % 4) {
+			case 0:
+				buf[at < len ? at : 0] = (char)(next() & 0xff);
+				break;
+			case 1: {
+				const char *p = pieces[next() % ARRAY_SIZE(pieces)];
+				size_t pl = strlen(p);
+				if (len + pl < (1 << 16) + 4000) {
+					memmove(buf + at + pl, buf + at, len - at);
+					memcpy(buf + at, p, pl);
+					len += pl;
+				}
+				break;
+			}
+			case 2:
+				len = at;
+				break;
+			default:
+				if (at < len)
+					memmove(buf + at, buf + at + 1, len - at - 1), len--;
+			}
+		}
+		struct text_counts c;
+		char e[128];
+		struct text_ops ops = ops_for(g);
+		g->n = 0;
+		g->nlost = g->ncomm = 0;
+		int rc = text_read_mem(buf, len, &types, &ops, &c, e, sizeof(e));
+		rc == 0 ? ok++ : err++;
+		text_sniff(buf, len < 4096 ? len : 4096);
+	}
+	CHECK(ok > 100 && err > 10, "mutations: %u read, %u refused", ok, err);
+	free(g);
+	free(base);
+	free(buf);
+}
+
+int main(void)
+{
+	char e[256];
+
+	if (exit_types_load_builtin(&types, e, sizeof(e)) < 0) {
+		fprintf(stderr, "%s\n", e);
+		return 1;
+	}
+	test_shapes();
+	test_x86();
+	test_other_isas();
+	test_userspace_and_details();
+	test_losses();
+	test_instances_comms_stop();
+	test_errors();
+	test_sniff();
+	test_fixtures();
+	test_mutations();
+	exit_types_free(&types);
+	return test_summary("test_text");
+}
