@@ -95,7 +95,7 @@ deps:
 	[ -n "$$(find /var/lib/apt/lists -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ] || apt-get update -qq
 	apt-get install -y -qq --no-install-recommends make gcc clang pkg-config \
 		libtraceevent-dev libtracefs-dev libtracecmd-dev libncurses-dev trace-cmd \
-		linux-perf tmux valgrind
+		linux-perf tmux valgrind libclang-rt-14-dev
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
@@ -121,3 +121,33 @@ $(O)/tests/tools/%: tests/tools/%.c $(O)/libkes.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(BASEFLAGS) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libkes.a $(LDLIBS)
 # ---- end collect ----
+
+# ---- fuzz: libFuzzer targets for every input reader (tests/fuzz/, needs clang) ----
+#   make fuzz FUZZ_SECONDS=N   builds them in $(O)/fuzzer and runs each for N s
+#                              (FUZZ_JOBS at a time); non-zero on any crash/leak/UB
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 2
+FUZZ_CC      ?= clang
+FUZZ_O       := $(O)/fuzzer
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+
+# The library once more, instrumented for coverage and the sanitizers.
+$(FUZZ_O)/libkes.a: FORCE
+	$(Q)$(MAKE) --no-print-directory O=$(FUZZ_O) CC=$(FUZZ_CC) \
+		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" $@
+
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_O)/libkes.a
+	$(if $(Q),@echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) $(BASEFLAGS) $(CPPFLAGS) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \
+		-o $@ $< $(FUZZ_O)/libkes.a $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS) $(O)/tests/tools/mkdat
+
+fuzz: fuzz-build
+	$(Q)FUZZ_O=$(FUZZ_O) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
+		MKDAT=$(O)/tests/tools/mkdat sh tests/fuzz/run.sh $(FUZZ_BINS)
+
+FORCE:
+.PHONY: fuzz fuzz-build FORCE
+# ---- end fuzz ----

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -34,5 +35,9 @@ const char *intern_n(const char *s, size_t len);
 int err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void err_set_json(bool on);
+
+/* JSON string with its quotes; CSV cell, quoted only when it must be (RFC 4180). */
+void json_quote(FILE *f, const char *s);
+void csv_quote(FILE *f, const char *s);
 
 #endif

@@ -58,6 +58,11 @@ void pair_set_namer(struct pair *p, pair_namer_fn fn, void *arg);
 void pair_event(struct pair *p, const struct kes_event *ev);
 /* Events were lost: forget every thread's open exit (counted untimed). */
 void pair_lost(struct pair *p);
+/*
+ * The thread is gone (a live view saw it exit): its open exits are counted
+ * untimed now, as no entry will ever close them (a VMM's last exit).
+ */
+void pair_end_thread(struct pair *p, int32_t tid);
 /* End of input: open exits are counted untimed. */
 void pair_finish(struct pair *p);
 void pair_get_counts(const struct pair *p, struct pair_counts *c);

@@ -13,6 +13,8 @@
 #include "stats.h"
 #include "exittypes.h"
 
+struct bucket_map;
+
 enum input_kind {
 	INPUT_UNKNOWN,
 	INPUT_TRACEDAT,	  /* trace-cmd's trace.dat, v6 or v7 */
@@ -27,6 +29,7 @@ struct input_opts {
 	size_t npids;
 	int32_t vcpu;	/* keep only this vcpu (-1: all) */
 	bool with_sub;	/* key exits by detail sub-key too (MMIO gpa, PIO port, ...) */
+	const struct bucket_map *buckets; /* count exits in timing buckets (NULL: by reason) */
 };
 
 struct input_comm {

@@ -30,9 +30,24 @@ struct tracedat;
 struct tracedat *tracedat_open(const char *path, char *errbuf, size_t errlen);
 struct tep_handle *tracedat_tep(struct tracedat *td);
 /* 0, or -1 with errbuf set (a record that runs past its page: a corrupt file). */
+/*
+ * Opens path with libtracecmd in a child process first (see
+ * tracedat-probe.c): 0 when that worked, -1 with errbuf set when the child
+ * failed or died. tracedat_open() calls it; flags are tracecmd_open()'s.
+ */
+#define TRACEDAT_PROBE_SECONDS 60
+int tracedat_probe(const char *path, int flags, char *errbuf, size_t errlen);
 int tracedat_iterate(struct tracedat *td, source_record_fn fn, void *arg, char *errbuf,
 		     size_t errlen);
 void tracedat_close(struct tracedat *td);
+/*
+ * Uncompressed v6 files are read with our own page walker unless it is
+ * turned off here or by KES_NO_FASTPATH=1 in the environment (the default
+ * comes from there); the records and their order are the same. Returns
+ * whether the fast path is now on (false for files it cannot read).
+ */
+bool tracedat_set_fast(struct tracedat *td, bool on);
+bool tracedat_is_fast(const struct tracedat *td);
 
 /*
  * ftrace text: the tracefs `trace`/`trace_pipe` files, `trace-cmd report`

@@ -66,6 +66,8 @@ struct stats_acc *stats_table_get(struct stats_table *t, const struct stats_key 
 /* Returns the accumulator for key or NULL. */
 struct stats_acc *stats_table_find(const struct stats_table *t, const struct stats_key *key);
 size_t stats_table_size(const struct stats_table *t);
+/* Removes every row (a live view's interval table); t stays usable. */
+void stats_table_clear(struct stats_table *t);
 /* Calls fn for each row, in no particular order. */
 void stats_table_foreach(const struct stats_table *t,
 			 void (*fn)(const struct stats_key *k, const struct stats_acc *a, void *arg),

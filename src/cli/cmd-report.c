@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "buckets.h"
 #include "common.h"
 #include "cli.h"
 #include "pipeline.h"
@@ -25,6 +26,7 @@ struct report_opts {
 	const char *unit;
 	bool per_vcpu;
 	const char *source; /* auto, exits, userspace */
+	const char *buckets; /* --buckets NAME|FILE */
 	struct input_opts io;
 	int32_t *pids;
 };
@@ -46,6 +48,8 @@ static const char usage_text[] =
 	"      --source SRC       auto (default), exits (kvm_exit/kvm_entry), userspace (KVM_EXIT_*)\n"
 	"      --by-sub           key exits by detail sub-key too (MMIO gpa, PIO port, MSR, hypercall)\n"
 	"      --exit-types FILE  extra exit_types data file (see kvm-exitstat-exit-types(5))\n"
+	"      --buckets MAP      count exits in timing buckets: ppc (the KVM-PPC exit-timing\n"
+	"                         view), native, or a map FILE (kvm-exitstat-exit-types(5))\n"
 	"  -h, --help             this text\n";
 
 static int parse_sort(const char *s, enum stats_sort *out)
@@ -76,7 +80,7 @@ static int add_input(struct report_opts *o, const char *path)
 	return 0;
 }
 
-enum { OPT_PER_VCPU = 256, OPT_VCPU, OPT_PCT, OPT_SOURCE, OPT_TYPES, OPT_BYSUB };
+enum { OPT_PER_VCPU = 256, OPT_VCPU, OPT_PCT, OPT_SOURCE, OPT_TYPES, OPT_BYSUB, OPT_BUCKETS };
 
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
@@ -92,6 +96,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "source", required_argument, NULL, OPT_SOURCE },
 		{ "by-sub", no_argument, NULL, OPT_BYSUB },
 		{ "exit-types", required_argument, NULL, OPT_TYPES },
+		{ "buckets", required_argument, NULL, OPT_BUCKETS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -146,6 +151,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			if (o->ntypes == ARRAY_SIZE(o->types))
 				return err("too many --exit-types files");
 			o->types[o->ntypes++] = optarg;
+			break;
+		case OPT_BUCKETS:
+			o->buckets = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -249,12 +257,24 @@ static int print_report(struct report_opts *o, struct input_result *r)
 	return fflush(stdout) == 0 ? 0 : err("writing the report: output error");
 }
 
+/* --buckets: a built-in map or a file, checked against the exit tables (typos). */
+static int load_buckets(const char *arg, const struct exit_types *types, struct bucket_map **out)
+{
+	char e[512];
+
+	*out = bucket_map_open(arg, e, sizeof(e));
+	if (!*out || bucket_map_check(*out, types, e, sizeof(e)) < 0)
+		return err("%s", e);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .ro = { .fmt = RENDER_PPC }, .sort = STATS_SORT_SUM,
 				 .unit_ns = 1000, .unit = "us", .source = "auto",
 				 .io = { .vcpu = -1 } };
 	struct exit_types types;
+	struct bucket_map *map = NULL;
 	struct input_result r;
 	int ret = 1;
 
@@ -265,6 +285,9 @@ int cmd_report(int argc, char **argv)
 	if (cli_load_exit_types(&types, o.types, o.ntypes) < 0)
 		goto out_types;
 	o.io.types = &types;
+	if (o.buckets && load_buckets(o.buckets, &types, &map) < 0)
+		goto out_types;
+	o.io.buckets = map;
 	input_result_init(&r);
 	for (size_t i = 0; i < o.ninputs; i++)
 		if (input_load(o.inputs[i], &o.io, &r) < 0)
@@ -273,6 +296,7 @@ int cmd_report(int argc, char **argv)
 out:
 	input_result_free(&r);
 out_types:
+	bucket_map_free(map);
 	exit_types_free(&types);
 	free(o.pids);
 	return ret;

@@ -235,6 +235,23 @@ void pair_lost(struct pair *p)
 	close_open(p);
 }
 
+void pair_end_thread(struct pair *p, int32_t tid)
+{
+	struct thread *t;
+
+	if (tid <= 0)
+		return;
+	t = slot(p->threads, p->nslots, tid);
+	if (!t->tid)
+		return;
+	if (t->x.state == S_HOST)
+		untimed(p, p->exits, tid, &t->x);
+	if (t->u.state == S_HOST)
+		untimed(p, p->uexits, tid, &t->u);
+	t->x.state = t->u.state = S_NONE;
+	t->x.d = t->u.d = (struct pair_details){ 0 };
+}
+
 void pair_finish(struct pair *p)
 {
 	close_open(p);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
+#include "buckets.h"
 #include "common.h"
 #include "collect.h"
 #include "decode.h"
@@ -53,12 +54,15 @@ const char *input_kind_name(enum input_kind k)
 	}
 }
 
-/* Sets errno: ENOENT etc. from open, ENODATA for an empty file. */
+/*
+ * Sniffs up to 64 KiB: a mailed report may carry a page of prose before its
+ * first row. Sets errno: ENOENT etc. from open, ENODATA for an empty file.
+ */
 enum input_kind input_detect(const char *path)
 {
-	char buf[4096];
+	static char buf[64 * 1024];
 	enum input_kind k = INPUT_UNKNOWN;
-	int fd = open(path, O_RDONLY);
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
 	ssize_t n;
 
 	if (fd < 0)
@@ -237,6 +241,8 @@ int input_load(const char *path, const struct input_opts *o, struct input_result
 	if (k == INPUT_PPC_REPORT || k == INPUT_PPC_DEBUGFS)
 		return load_summary(path, &c);
 	c.p = pair_new(r->exits, r->uexits, o->with_sub);
+	if (o->buckets)
+		pair_set_namer(c.p, bucket_namer, (void *)o->buckets);
 	ret = k == INPUT_TRACEDAT ? load_tracedat(path, &c) : load_text(path, &c);
 	pair_finish(c.p);
 	pair_get_counts(c.p, &pc);

@@ -4,6 +4,7 @@
  * change order; new ones are only ever appended.
  */
 #include <math.h>
+#include "common.h"
 #include "render.h"
 
 static void num(FILE *f, double x)
@@ -14,18 +15,6 @@ static void num(FILE *f, double x)
 		fprintf(f, ",%.4f", x);
 }
 
-/* Exit names are identifiers, but quote anything a spreadsheet could split. */
-static void name(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 void render_csv(FILE *f, const struct render_opts *o, const struct render_meta *m,
 		const struct render_block *b, size_t n)
 {
@@ -34,7 +23,7 @@ void render_csv(FILE *f, const struct render_opts *o, const struct render_meta *
 		const struct stats_view *v = b[i].v;
 		for (size_t j = 0; j < v->nrows; j++) {
 			const struct stats_row *r = &v->rows[j];
-			name(f, r->key.name);
+			csv_quote(f, r->key.name);
 			fprintf(f, ",%d,%d,%llu,%llu", b[i].tid, b[i].vcpu,
 				(unsigned long long)r->count, (unsigned long long)r->untimed);
 			num(f, r->min);

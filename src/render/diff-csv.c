@@ -7,22 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "diff.h"
+#include "common.h"
 #include "diff-fmt.h"
-
-static void cell_name(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 /* ",%.*g" or "," for NAN: an empty cell is what spreadsheets read as missing. */
 static void cell(FILE *f, double v)
@@ -51,7 +37,7 @@ int diff_render_csv(FILE *f, const struct diff *d, const struct diff_render_opts
 	      f);
 	for (size_t i = 0; i < d->nrows; i++) {
 		const struct diff_row *r = &d->rows[i];
-		cell_name(f, r->name);
+		csv_quote(f, r->name);
 		fprintf(f, ",%d,%s", r->vcpu, diff_status_name(r->status));
 		side(f, &r->a, r->status != DIFF_NEW, o->unit_ns);
 		side(f, &r->b, r->status != DIFF_GONE, o->unit_ns);

@@ -5,23 +5,9 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include "common.h"
 #include "diff.h"
 #include "diff-fmt.h"
-
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 static void jnum(FILE *f, const char *key, double v, const char *sep)
 {
@@ -52,7 +38,7 @@ static void jside(FILE *f, const struct diff_side *s, bool present, char ab, dou
 static void jrow(FILE *f, const struct diff_row *r, double unit)
 {
 	fputs("    {\"name\": ", f);
-	jstr(f, r->name);
+	json_quote(f, r->name);
 	fprintf(f, ", \"vcpu\": %d, \"status\": \"%s\", ", r->vcpu, diff_status_name(r->status));
 	jside(f, &r->a, r->status != DIFF_NEW, 'a', unit);
 	jside(f, &r->b, r->status != DIFF_GONE, 'b', unit);
@@ -84,7 +70,7 @@ static void jtop(FILE *f, const struct diff *d, double unit)
 	for (size_t k = 0; k < d->ntop; k++) {
 		const struct diff_row *r = &d->rows[d->top[k]];
 		fputs(k ? ", {\"name\": " : "{\"name\": ", f);
-		jstr(f, r->name);
+		json_quote(f, r->name);
 		fprintf(f, ", \"vcpu\": %d, ", r->vcpu);
 		jnum(f, "delta_sum", r->delta_sum / unit, ", ");
 		jnum(f, "share_pct", r->share_pct, "}");
@@ -95,9 +81,9 @@ static void jtop(FILE *f, const struct diff *d, double unit)
 int diff_render_json(FILE *f, const struct diff *d, const struct diff_render_opts *o)
 {
 	fputs("{\n  \"a\": ", f);
-	jstr(f, o->name_a);
+	json_quote(f, o->name_a);
 	fputs(", \"b\": ", f);
-	jstr(f, o->name_b);
+	json_quote(f, o->name_b);
 	fprintf(f, ", \"unit\": \"%s\", \"per_vcpu\": %s,\n  \"rows\": [\n", o->unit,
 		d->per_vcpu ? "true" : "false");
 	for (size_t i = 0; i < d->nrows; i++) {

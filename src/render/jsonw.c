@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include "common.h"
 #include "jsonw.h"
 
 static void indent(struct jsonw *w)
@@ -9,21 +10,6 @@ static void indent(struct jsonw *w)
 	fputc('\n', w->f);
 	for (int i = 0; i < w->depth; i++)
 		fputs("  ", w->f);
-}
-
-static void quoted(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 /* Comma, indentation and key before any value. */
@@ -36,7 +22,7 @@ static void pre(struct jsonw *w, const char *key)
 		indent(w);
 	}
 	if (key) {
-		quoted(w->f, key);
+		json_quote(w->f, key);
 		fputs(w->pretty ? ": " : ":", w->f);
 	}
 }
@@ -95,7 +81,7 @@ void jsonw_str(struct jsonw *w, const char *key, const char *val)
 {
 	pre(w, key);
 	if (val)
-		quoted(w->f, val);
+		json_quote(w->f, val);
 	else
 		fputs("null", w->f);
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A small reader for what libtracecmd does not expose in a usable way: the
- * lost-event counts stored in a v6 trace.dat's CPUSTAT options. It walks the
- * header sections (trace-cmd.dat.v6(5)) checking every size against the file
- * size, so a truncated or corrupt file gives -1, never a wild read.
+ * lost-event counts stored in a v6 trace.dat's CPUSTAT options, and where
+ * the per-CPU pages are (the flyrecord section) for the fast path. It walks
+ * the header sections (trace-cmd.dat.v6(5)) checking every size against the
+ * file size, so a truncated or corrupt file gives -1, never a wild read.
  */
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
@@ -14,8 +15,26 @@
 #include <sys/stat.h>
 #include "common.h"
 #include "collect.h"
+#include "collect-local.h"
 
-#define OPT_CPUSTAT 2
+/* trace-cmd's option ids (lib/trace-cmd/include/trace-cmd-local.h). */
+enum {
+	OPT_DONE = 0,
+	OPT_DATE = 1,
+	OPT_CPUSTAT = 2,
+	OPT_BUFFER = 3,
+	OPT_TRACECLOCK = 4,
+	OPT_UNAME = 5,
+	OPT_HOOK = 6,
+	OPT_OFFSET = 7,
+	OPT_CPUCOUNT = 8,
+	OPT_VERSION = 9,
+	OPT_PROCMAPS = 10,
+	OPT_TRACEID = 11,
+	OPT_TIME_SHIFT = 12,
+	OPT_GUEST = 13,
+	OPT_TSC2NSEC = 14,
+};
 
 struct cursor {
 	int fd;
@@ -87,7 +106,8 @@ static int skip_cstring(struct cursor *c, size_t max)
 	return -1;
 }
 
-static int read_initial(struct cursor *c)
+/* Magic, version ("6", "7"), endianness, long size, page size: the start of every version. */
+static int read_initial(struct cursor *c, int *version, uint64_t *page_size)
 {
 	static const unsigned char magic[] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
 	unsigned char head[10], b[2];
@@ -99,21 +119,54 @@ static int read_initial(struct cursor *c)
 	for (i = 0; i < sizeof(ver) - 1; i++)
 		if (rd(c, &ver[i], 1) || !ver[i])
 			break;
-	/* v7 (sections, compression) keeps its stats elsewhere: not handled. */
-	if (ver[i] || strcmp(ver, "6"))
+	if (ver[i] || (strcmp(ver, "6") && strcmp(ver, "7")))
 		return -1;
+	*version = ver[0] - '0';
 	if (rd(c, b, 2) || b[0] > 1 || (b[1] != 4 && b[1] != 8))
 		return -1;
 	c->big = b[0] == 1;
-	return skip(c, 4); /* page size */
+	return rd_num(c, page_size, 4);
 }
 
-static int skip_metadata(struct cursor *c)
+/* Reads a block of `size` bytes (at most max) into a NUL-terminated buffer. */
+static char *rd_block(struct cursor *c, uint64_t size, uint64_t max)
+{
+	char *text;
+
+	if (size > max || size > c->size)
+		return NULL;
+	text = xmalloc((size_t)size + 1);
+	if (rd(c, text, (size_t)size)) {
+		free(text);
+		return NULL;
+	}
+	text[size] = 0;
+	return text;
+}
+
+/*
+ * Skips the metadata up to the options. long_size, when not NULL, gets the
+ * size of header_page's commit field (libtracecmd reads pages with it, not
+ * with the long size of the file's first bytes); ncpus the CPU count.
+ */
+static int read_metadata(struct cursor *c, int *long_size, uint64_t *ncpus)
 {
 	uint64_t n, nsys;
 
-	if (expect(c, "header_page", 12) || skip_sized(c, 1, 8) || expect(c, "header_event", 13) ||
-	    skip_sized(c, 1, 8))
+	if (expect(c, "header_page", 12) || rd_num(c, &n, 8))
+		return -1;
+	if (long_size) {
+		char *text = rd_block(c, n, 1 << 16);
+		size_t psize;
+		int ret = text ? ringpage_header_parse(text, (size_t)n, &psize, long_size) : -1;
+
+		free(text);
+		if (ret)
+			return -1;
+	} else if (skip(c, n)) {
+		return -1;
+	}
+	if (expect(c, "header_event", 13) || skip_sized(c, 1, 8))
 		return -1;
 	if (rd_num(c, &n, 4) || skip_sized(c, n, 8)) /* ftrace formats */
 		return -1;
@@ -123,7 +176,7 @@ static int skip_metadata(struct cursor *c)
 		if (skip_cstring(c, 4096) || rd_num(c, &n, 4) || skip_sized(c, n, 8))
 			return -1;
 	/* kallsyms, printk formats (u32 sizes), cmdlines (u64), cpu count */
-	if (skip_sized(c, 2, 4) || skip_sized(c, 1, 8) || skip(c, 4))
+	if (skip_sized(c, 2, 4) || skip_sized(c, 1, 8) || rd_num(c, ncpus, 4))
 		return -1;
 	return 0;
 }
@@ -136,7 +189,7 @@ static int read_cpustats(struct cursor *c, uint64_t *lost, bool *found)
 
 		if (rd_num(c, &id, 2))
 			return -1;
-		if (id == 0)
+		if (id == OPT_DONE)
 			return 0;
 		if (rd_num(c, &size, 4))
 			return -1;
@@ -145,14 +198,8 @@ static int read_cpustats(struct cursor *c, uint64_t *lost, bool *found)
 				return -1;
 			continue;
 		}
-		if (size > c->size)
+		if (!(text = rd_block(c, size, c->size)))
 			return -1;
-		text = xmalloc((size_t)size + 1);
-		if (rd(c, text, (size_t)size)) {
-			free(text);
-			return -1;
-		}
-		text[size] = 0;
 		*lost += cpustats_lost(text);
 		*found = true;
 		free(text);
@@ -163,9 +210,10 @@ int datfile_lost_events(const char *path, uint64_t *lost)
 {
 	struct cursor c = {.fd = open(path, O_RDONLY | O_CLOEXEC)};
 	bool found = false;
+	uint64_t psize, ncpus;
 	struct stat st;
 	char kind[10];
-	int ret = -1;
+	int ret = -1, version;
 
 	if (c.fd < 0)
 		return -1;
@@ -173,7 +221,9 @@ int datfile_lost_events(const char *path, uint64_t *lost)
 		goto out;
 	c.size = (uint64_t)st.st_size;
 	*lost = 0;
-	if (read_initial(&c) || skip_metadata(&c) || rd(&c, kind, sizeof(kind)))
+	/* v7 (sections, compression) keeps its stats elsewhere: not handled. */
+	if (read_initial(&c, &version, &psize) || version != 6 || read_metadata(&c, NULL, &ncpus) ||
+	    rd(&c, kind, sizeof(kind)))
 		goto out;
 	if (memcmp(kind, "options  ", 10))
 		goto out; /* no options: no stats */
@@ -184,4 +234,106 @@ out:
 	if (ret)
 		*lost = 0;
 	return ret;
+}
+
+/*
+ * Options that change no timestamp and no record: what is left is read
+ * exactly as libtracecmd reads it. Anything else (DATE and OFFSET shift
+ * times, TSC2NSEC and TIME_SHIFT scale them, BUFFER adds instances, unknown
+ * ids may do anything) sends the file to libtracecmd.
+ */
+static int check_options(struct cursor *c, uint64_t ncpus)
+{
+	for (;;) {
+		uint64_t id, size, v;
+
+		if (rd_num(c, &id, 2))
+			return -1;
+		if (id == OPT_DONE)
+			return 0;
+		if (rd_num(c, &size, 4))
+			return -1;
+		switch (id) {
+		case OPT_CPUCOUNT: /* harmless when it says what the header says */
+			if (size != 4 || rd_num(c, &v, 4) || v != ncpus)
+				return -1;
+			continue;
+		case OPT_CPUSTAT:
+		case OPT_TRACECLOCK:
+		case OPT_UNAME:
+		case OPT_HOOK:
+		case OPT_VERSION:
+		case OPT_PROCMAPS:
+		case OPT_TRACEID:
+		case OPT_GUEST:
+			if (skip(c, size))
+				return -1;
+			continue;
+		default:
+			return -1;
+		}
+	}
+}
+
+static bool power_of_two(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* The flyrecord section: cpus x { u64 offset, u64 size }, each inside the file. */
+static int read_flyrecord(struct cursor *c, struct datfile_layout *l)
+{
+	for (int i = 0; i < l->ncpus; i++) {
+		struct datfile_cpu *cpu = &l->cpus[i];
+
+		if (rd_num(c, &cpu->offset, 8) || rd_num(c, &cpu->size, 8))
+			return -1;
+		if (!cpu->size)
+			continue;
+		/* libtracecmd steps pages with offset masks: they must be aligned */
+		if (cpu->offset % l->page_size || cpu->offset > l->file_size ||
+		    cpu->size > l->file_size - cpu->offset)
+			return -1;
+	}
+	return 0;
+}
+
+int datfile_layout(int fd, struct datfile_layout *l)
+{
+	struct cursor c = { .fd = fd };
+	uint64_t psize, ncpus;
+	struct stat st;
+	char kind[10];
+
+	memset(l, 0, sizeof(*l));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	c.size = l->file_size = (uint64_t)st.st_size;
+	if (read_initial(&c, &psize) || c.big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+		return -1;
+	if (read_metadata(&c, &l->long_size, &ncpus) || !ncpus || ncpus > 65536)
+		return -1;
+	/* A page holds its header and a record; the commit field holds its size. */
+	if (!power_of_two(psize) || psize < 64 || psize > RINGPAGE_COMMIT_MASK + 1)
+		return -1;
+	l->page_size = (size_t)psize;
+	if (rd(&c, kind, sizeof(kind)))
+		return -1;
+	if (!memcmp(kind, "options  ", 10) && (check_options(&c, ncpus) || rd(&c, kind, sizeof(kind))))
+		return -1;
+	if (memcmp(kind, "flyrecord", 10))
+		return -1; /* latency traces, or garbage */
+	l->ncpus = (int)ncpus;
+	l->cpus = xcalloc((size_t)ncpus, sizeof(*l->cpus));
+	if (read_flyrecord(&c, l)) {
+		datfile_layout_free(l);
+		return -1;
+	}
+	return 0;
+}
+
+void datfile_layout_free(struct datfile_layout *l)
+{
+	free(l->cpus);
+	memset(l, 0, sizeof(*l));
 }

@@ -148,7 +148,7 @@ static struct thread *thread_of(struct text_decoder *d, int32_t tid)
 	struct thread *th = &d->threads[(uint32_t)tid % THREAD_SLOTS];
 
 	if (th->tid != tid)
-		*th = (struct thread){ .tid = tid, .vcpu = -1 };
+		*th = (struct thread){.tid = tid, .vcpu = -1};
 	return th;
 }
 
@@ -186,7 +186,7 @@ static bool copy_name(char *buf, const char *s, size_t len)
 	return true;
 }
 
-/* One printed flag word of t ("FAILED_VMENTRY", or the "0x%lx" __print_flags() gives unnamed bits). */
+/* A printed flag word of t: "FAILED_VMENTRY", or the "0x%lx" __print_flags() gives unnamed bits. */
 static bool flag_word(const struct exit_table *t, const char *w, size_t len, uint64_t *bits)
 {
 	char buf[TEXT_MAX_NAME + 1];
@@ -203,7 +203,11 @@ static bool flag_word(const struct exit_table *t, const char *w, size_t len, uin
 		uint64_t v = 0;
 		for (size_t i = 2; i < len; i++) {
 			char c = w[i];
-			int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+			int x = -1;
+			if (c >= '0' && c <= '9')
+				x = c - '0';
+			else if (c >= 'a' && c <= 'f')
+				x = c - 'a' + 10;
 			if (x < 0 || v >> 60)
 				return false;
 			v = v << 4 | (uint64_t)x;
@@ -214,7 +218,8 @@ static bool flag_word(const struct exit_table *t, const char *w, size_t len, uin
 	return false;
 }
 
-/* Drops trailing flag words of t from s[0, *len) into *flags (the kernel prints "NAME FLAG FLAG"). */
+/* Moves trailing flag words of t from s[0, *len) into *flags (the kernel prints "NAME FLAG ...").
+ */
 static void strip_flags(const struct exit_table *t, const char *s, size_t *len, uint64_t *flags)
 {
 	*flags = 0;
@@ -238,8 +243,8 @@ static bool alias_of(const struct exit_table *t, const struct text_alias *a, con
 	for (; a && a->name; a++) {
 		if (strcmp(a->name, name) != 0)
 			continue;
-		if (a->match_field && !(name_eq(t->match.field, a->match_field) &&
-					t->match.value == a->match_value))
+		if (a->match_field &&
+		    !(name_eq(t->match.field, a->match_field) && t->match.value == a->match_value))
 			continue;
 		*value = a->value;
 		return true;
@@ -257,7 +262,7 @@ static bool resolve_name(const struct exit_table *t, const struct text_field *rf
 
 	if (!copy_name(buf, rf->text, len))
 		return false;
-	*r = (struct resolved){ .name_len = len };
+	*r = (struct resolved){.name_len = len};
 	if (exit_table_key(t, buf, &r->key) == 0)
 		return true;
 	if (alias_of(t, aliases, buf, &v)) {
@@ -287,7 +292,8 @@ static const struct exit_table *guess(struct text_decoder *d, const struct bindi
 	return c[0];
 }
 
-/* Candidate tables the printed fields fit: their reason is there, their match does not contradict. */
+/* Candidate tables the printed fields fit: their reason is there, their match does not contradict.
+ */
 static size_t fit(const struct binding *b, const char *fsys, const struct text_fields *f,
 		  const struct exit_table **c)
 {
@@ -346,11 +352,12 @@ static const char *display(struct text_decoder *d, const struct exit_table *t,
 	    memcmp(known, rf->text, r->name_len) == 0)
 		use_over = false; /* the same name: no copy to make */
 	if ((use_over || !known || r->flags) &&
-	    !new_name_ok(d, t, r->key, r->flags, use_over ? rf->text : "", use_over ? r->name_len : 0))
+	    !new_name_ok(d, t, r->key, r->flags, use_over ? rf->text : "",
+			 use_over ? r->name_len : 0))
 		return NULL;
 	if (!use_over)
 		return exit_table_display(t, NULL, 0, r->key, r->flags);
-	over = (struct exit_name){ r->key, intern_n(rf->text, r->name_len) };
+	over = (struct exit_name){r->key, intern_n(rf->text, r->name_len)};
 	return exit_table_display(t, &over, 1, r->key, r->flags);
 }
 
@@ -359,7 +366,7 @@ static int decode_exit(struct text_decoder *d, struct binding *b, const char *fs
 {
 	const struct exit_table *c[MAX_CANDS], *t = NULL;
 	const struct text_field *rf;
-	struct resolved r = { 0 };
+	struct resolved r = {0};
 	size_t nc = fit(b, fsys, f, c);
 	bool by_name = false;
 	uint64_t sub = 0, err = 0, v;
@@ -384,15 +391,15 @@ static int decode_exit(struct text_decoder *d, struct binding *b, const char *fs
 		r.name_len = rf->text ? rf->text_len : 0;
 	} else if (!by_name) {
 		/* a name no table knows: shown as printed, like the format's own names */
-		r = (struct resolved){ .name_len = rf->text_len };
+		r = (struct resolved){.name_len = rf->text_len};
 		strip_flags(t, rf->text, &r.name_len, &r.flags);
 	}
 	/*
 	 * The printed name is shown as printed when it is the kernel's own
 	 * (the binary decoder's format-file names), or when no table knows it.
 	 */
-	ev->reason = display(d, t, rf,
-			     (f->kernel_symbols && !t->sub_field) || (!by_name && !rf->has_num), &r);
+	ev->reason = display(
+	    d, t, rf, (f->kernel_symbols && !t->sub_field) || (!by_name && !rf->has_num), &r);
 	if (!ev->reason)
 		return -1;
 	ev->isa = t->isa;
@@ -452,8 +459,7 @@ static int decode_entry(struct text_decoder *d, struct binding *b, const char *f
 	return 1;
 }
 
-static int decode_detail(const struct binding *b, const struct text_fields *f,
-			 struct kes_event *ev)
+static int decode_detail(const struct binding *b, const struct text_fields *f, struct kes_event *ev)
 {
 	const struct detail_event *de = b->detail;
 	uint64_t v;
@@ -468,15 +474,16 @@ static int decode_detail(const struct binding *b, const struct text_fields *f,
 	return 1;
 }
 
-/* The field names the tables read from this event: what the generic "name=value" reader looks for. */
+/* The field names the tables read from this event: what the generic "name=value" reader looks for.
+ */
 static size_t field_refs(const struct binding *b, const char **names)
 {
 	size_t n = 0;
 
-#define REF(x)                                       \
-	do {                                         \
-		if ((x) && n < MAX_FIELD_REFS)       \
-			names[n++] = (x);            \
+#define REF(x)                                                                                     \
+	do {                                                                                       \
+		if ((x) && n < MAX_FIELD_REFS)                                                     \
+			names[n++] = (x);                                                          \
 	} while (0)
 	for (size_t i = 0; i < b->nt; i++) {
 		const struct exit_table *t = b->t[i];
@@ -516,8 +523,7 @@ int text_decode(struct text_decoder *d, const struct text_line *l, struct kes_ev
 		text_fields_generic(l->payload, names, field_refs(b, names), &f);
 	}
 	*ev = (struct kes_event){
-		.ts = l->ts, .cpu = l->cpu, .tid = l->tid, .vcpu = -1, .kind = b->role
-	};
+	    .ts = l->ts, .cpu = l->cpu, .tid = l->tid, .vcpu = -1, .kind = b->role};
 	switch (b->role) {
 	case KES_EXIT:
 	case KES_UEXIT:

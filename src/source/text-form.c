@@ -33,7 +33,8 @@ struct text_form {
 
 /* ---- symbols printed for non-reason fields ---- */
 
-/* include/trace/events/kvm.h: kvm_fpu, kvm_mmio (KVM_TRACE_MMIO_*); arch/x86/kvm/trace.h: kvm_pio, kvm_msr */
+/* include/trace/events/kvm.h: kvm_fpu, kvm_mmio; arch/x86/kvm/trace.h: kvm_pio, kvm_msr */
+/* clang-format off */
 static const struct text_sym generic_syms[] = {
 	{ "load", "unload", 0 },
 	{ "load", "load", 1 },
@@ -46,12 +47,15 @@ static const struct text_sym generic_syms[] = {
 	{ "write", "write", 1 },
 	{ NULL, NULL, 0 },
 };
+/* clang-format on */
 
 /* arch/arm64/include/asm/kvm_asm.h: kvm_arm_exception_type (HYP_GONE is HVC_STUB_ERR) */
+/* clang-format off */
 static const struct text_sym arm64_syms[] = {
-	{ "ret", "IRQ", 0 },	  { "ret", "SERROR", 1 },	      { "ret", "TRAP", 2 },
+	{ "ret", "IRQ", 0 }, { "ret", "SERROR", 1 }, { "ret", "TRAP", 2 },
 	{ "ret", "ILLEGAL", 3 }, { "ret", "HYP_GONE", 0xbadca11 }, { NULL, NULL, 0 },
 };
+/* clang-format on */
 
 /*
  * trace-cmd's kvm plugin (libtraceevent plugins/plugin_kvm.c) prints
@@ -59,6 +63,7 @@ static const struct text_sym arm64_syms[] = {
  * "reason UNKNOWN (%llu)" with the full exit_reason. Where its VMX names are
  * the kernel's they need no alias; its SVM names are SVM_EXIT_* spelled out.
  */
+/* clang-format off */
 #define VMX(n, v) { n, v, "isa", 1 }
 #define SVM(n, v) { n, v, "isa", 2 }
 static const struct text_alias kvm_plugin_aliases[] = {
@@ -156,6 +161,7 @@ static const struct text_alias kvm_plugin_aliases[] = {
 	SVM("EXIT_ERR", 0xffffffff),
 	{ NULL, 0, NULL, 0 },
 };
+/* clang-format on */
 
 /* ---- fixups: what a pattern cannot say ---- */
 
@@ -173,7 +179,7 @@ static struct text_field *field_mut(struct text_fields *f, const char *name, siz
 
 	if (x || f->n == TEXT_MAX_FIELDS)
 		return x;
-	f->v[f->n] = (struct text_field){ .name = name, .name_len = len };
+	f->v[f->n] = (struct text_field){.name = name, .name_len = len};
 	return &f->v[f->n++];
 }
 
@@ -195,7 +201,7 @@ static void fix_userspace(const char *payload, struct text_fields *f)
 	if ((r->text_len == 7 && memcmp(r->text, "restart", 7) == 0) ||
 	    (r->text_len == 5 && memcmp(r->text, "error", 5) == 0)) {
 		e->num = 0 - e->num;
-		*r = (struct text_field){ .name = r->name, .name_len = r->name_len, .has_num = true };
+		*r = (struct text_field){.name = r->name, .name_len = r->name_len, .has_num = true};
 		return;
 	}
 	r->has_num = true;
@@ -221,9 +227,12 @@ static void fix_emulate(const char *payload, struct text_fields *f)
 /* ---- the forms ---- */
 
 /* A form of the kernel's own TP_printk: its symbols are the kernel's names. */
-#define KFORM(sys, ev, pat, ...) \
-	{ .system = sys, .event = ev, .pattern = pat, .kernel_symbols = true, __VA_ARGS__ }
+#define KFORM(sys, ev, pat, ...)                                                                   \
+	{                                                                                          \
+		.system = sys, .event = ev, .pattern = pat, .kernel_symbols = true, __VA_ARGS__    \
+	}
 
+/* clang-format off */
 static const struct text_form forms[] = {
 	/* arch/x86/kvm/trace.h, v5.14+: "vcpu %u reason %s%s%s rip 0x%lx ..." */
 	KFORM("kvm", "kvm_exit", "vcpu %{vcpu_id:u} reason %{exit_reason:s} rip "),
@@ -269,12 +278,13 @@ static const struct text_form forms[] = {
 	KFORM("kvm", "kvm_emulate_insn", "%{csbase:x}:%{rip:x}:", .fixup = fix_emulate),
 	KFORM("kvm", "kvm_hypercall", "nr 0x%{nr:x} a0"),
 	KFORM("kvm", "kvm_msr", "msr_%{write:s} %{ecx:x} = 0x", .syms = generic_syms),
-	/* v5.x+ "vcpu %u rip 0x%lx address 0x%016llx error_code 0x%llx"; older "address %lx error_code %x" */
+	/* "vcpu %u rip 0x%lx address 0x%016llx error_code 0x%llx"; older: "address %lx error_code %x" */
 	KFORM("kvm", "kvm_page_fault",
 	      "vcpu %{vcpu_id:u} rip 0x%{guest_rip:x} address 0x%{fault_address:x} "
 	      "error_code 0x%{error_code:x}"),
 	KFORM("kvm", "kvm_page_fault", "address %{fault_address:x} error_code %{error_code:x}"),
 };
+/* clang-format on */
 
 void text_forms_find(const char *system, const char *event, const struct text_form **out,
 		     size_t max)
@@ -282,7 +292,8 @@ void text_forms_find(const char *system, const char *event, const struct text_fo
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]) && n + 1 < max; i++)
-		if (strcmp(forms[i].event, event) == 0 && (!system || strcmp(forms[i].system, system) == 0))
+		if (strcmp(forms[i].event, event) == 0 &&
+		    (!system || strcmp(forms[i].system, system) == 0))
 			out[n++] = &forms[i];
 	if (max)
 		out[n] = NULL;
@@ -357,8 +368,9 @@ static void symbol_value(const struct text_form *form, struct text_field *x)
 	bool is_num = false;
 
 	for (const struct text_sym *s = form->syms; s && s->field; s++) {
-		if (strlen(s->field) == x->name_len && memcmp(s->field, x->name, x->name_len) == 0 &&
-		    strlen(s->name) == x->text_len && memcmp(s->name, x->text, x->text_len) == 0) {
+		if (strlen(s->field) == x->name_len &&
+		    memcmp(s->field, x->name, x->name_len) == 0 && strlen(s->name) == x->text_len &&
+		    memcmp(s->name, x->text, x->text_len) == 0) {
 			if (!x->has_num)
 				x->num = s->value;
 			x->has_num = true;
@@ -387,7 +399,8 @@ static size_t literal_len(const char *p)
 	return c ? (size_t)(c - p) : strlen(p);
 }
 
-/* Does literal lit[0, n) start s (a blank in lit matches a run of blanks)? Its length in s, or -1. */
+/* Does literal lit[0, n) start s (a blank in lit matches a run of blanks)? Its length in s, or -1.
+ */
 static long literal_at(const char *s, const char *lit, size_t n)
 {
 	const char *a = s;
@@ -447,8 +460,7 @@ int text_form_match(const struct text_form *form, const char *payload, struct te
 {
 	const char *p = form->pattern, *s = payload;
 
-	*f = (struct text_fields){ .kernel_symbols = form->kernel_symbols,
-				   .aliases = form->aliases };
+	*f = (struct text_fields){.kernel_symbols = form->kernel_symbols, .aliases = form->aliases};
 	while (*p) {
 		if (p[0] != '%' || p[1] != '{') {
 			size_t n = literal_len(p);
@@ -492,7 +504,7 @@ static bool word_start(const char *payload, const char *s)
 void text_fields_generic(const char *payload, const char *const *names, size_t n,
 			 struct text_fields *f)
 {
-	*f = (struct text_fields){ 0 };
+	*f = (struct text_fields){0};
 	for (size_t i = 0; i < n; i++) {
 		size_t len = names[i] ? strlen(names[i]) : 0;
 		if (!len || field_find(f, names[i], len))

@@ -135,7 +135,7 @@ static int tokenize(const char *s, size_t len, struct tok *t, bool *dropped)
 			n--;
 			*dropped = true;
 		}
-		t[n++] = (struct tok){ s + start, i - start };
+		t[n++] = (struct tok){s + start, i - start};
 	}
 	return n;
 }
@@ -316,7 +316,7 @@ int text_parse_line(const char *s, size_t len, struct text_line *l)
 {
 	int tries = 0;
 
-	*l = (struct text_line){ .cpu = -1 };
+	*l = (struct text_line){.cpu = -1};
 	for (size_t i = 1; i < len && tries < MAX_TRIES; i++) {
 		size_t n, m;
 		uint64_t ts;
@@ -338,7 +338,7 @@ int text_parse_line(const char *s, size_t len, struct text_line *l)
 			l->payload++;
 		if (parse_head(s, i, l) == 0)
 			return 0;
-		*l = (struct text_line){ .cpu = -1 };
+		*l = (struct text_line){.cpu = -1};
 	}
 	return -1;
 }

@@ -17,7 +17,7 @@
 #include "exittypes.h"
 #include "source.h"
 
-/* Longest line kept; the rest of a longer line is dropped (the context and the fields we read come first). */
+/* Longest line kept: the rest is dropped (the context and the fields read come first). */
 #define TEXT_MAX_LINE 4096
 #define TEXT_MAX_NAME 128 /* event, system, instance and comm names */
 
@@ -35,8 +35,8 @@ struct text_line {
 	const char *comm; /* NULL when not printed */
 	size_t comm_len;
 	int32_t tid;
-	int32_t cpu; /* -1 when not printed */
-	uint64_t ts; /* ns */
+	int32_t cpu;	    /* -1 when not printed */
+	uint64_t ts;	    /* ns */
 	const char *system; /* NULL when not printed (tracefs, trace-cmd) */
 	size_t system_len;
 	const char *event;

@@ -78,7 +78,8 @@ static void lost(struct reader *r, int cpu, long long missed)
 		r->stop = true;
 }
 
-/* "CPU:N [LOST N EVENTS]", "CPU:N [LOST EVENTS]", "CPU:N [N EVENTS DROPPED]", "CPU:N [EVENTS DROPPED]" */
+/* "CPU:N [LOST N EVENTS]" or "[LOST EVENTS]" (tracefs), "[N EVENTS DROPPED]" or "[EVENTS DROPPED]"
+ */
 static bool loss_line(struct reader *r, const char *s)
 {
 	const char *p = strstr(s, "CPU:"), *q;
@@ -319,7 +320,7 @@ int text_read(const char *path, const struct exit_types *types, const struct tex
 int text_iterate(const char *path, const struct exit_types *types, source_event_fn fn, void *arg,
 		 uint64_t *nlines_kvm, char *errbuf, size_t errlen)
 {
-	struct text_ops ops = { .event = fn, .arg = arg };
+	struct text_ops ops = {.event = fn, .arg = arg};
 	struct text_counts c;
 	int ret = text_read(path, types, &ops, &c, errbuf, errlen);
 

@@ -101,6 +101,16 @@ struct stats_acc *stats_table_get(struct stats_table *t, const struct stats_key 
 	return &s->acc;
 }
 
+/* Keeps the slots: an interval table is refilled with about the same keys. */
+void stats_table_clear(struct stats_table *t)
+{
+	for (size_t i = 0; i < t->nslots; i++)
+		if (t->slots[i].used)
+			stats_acc_free(&t->slots[i].acc);
+	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+	t->used = 0;
+}
+
 size_t stats_table_size(const struct stats_table *t)
 {
 	return t->used;

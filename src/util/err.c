@@ -15,21 +15,6 @@ void err_set_json(bool on)
 	json_mode = on;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 int err(const char *fmt, ...)
 {
 	char buf[1024];
@@ -40,7 +25,7 @@ int err(const char *fmt, ...)
 	va_end(ap);
 	if (json_mode) {
 		fputs("{\"error\": ", stdout);
-		json_string(stdout, buf);
+		json_quote(stdout, buf);
 		fputs("}\n", stdout);
 		fflush(stdout);
 	}

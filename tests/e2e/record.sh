@@ -49,7 +49,7 @@ check "summary: command status" grep -q 'command exited with status 0' "$TMP/rec
 "$KES" report -i "$TMP/r.dat" -f csv >"$TMP/csv" 2>"$TMP/rep.err"
 eq "report exit status" "$?" 0
 for r in IO MMIO HLT; do
-	eq "report KVM_EXIT_$r" "$(awk -F, -v n="\"KVM_EXIT_$r\"" '$1 == n { print $4 + $5 }' "$TMP/csv")" \
+	eq "report KVM_EXIT_$r" "$(awk -F, -v n="KVM_EXIT_$r" '$1 == n { print $4 + $5 }' "$TMP/csv")" \
 		"$(eg_total KVM_EXIT_$r "$TMP/eg.out")"
 done
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "common.h"
@@ -70,6 +71,10 @@ static inline void fuzz_render(const struct stats_table *t, bool per_vcpu)
 						   RENDER_JSON };
 	struct render_meta m = { .inputs = "fuzz", .kind = "fuzz", .source = "fuzz" };
 	struct stats_group *g = NULL;
+
+	/* report refuses an empty table before it builds a view (stats_view_new: qsort(NULL, 0)) */
+	if (!stats_table_size(t))
+		return;
 	size_t ng = per_vcpu ? stats_table_split(t, &g) : 0;
 	struct stats_table *whole = stats_table_rollup(t, 0);
 	struct render_block *b = xcalloc(ng + 1, sizeof(*b));

@@ -16,7 +16,7 @@
 #include "source.h"
 #include "source/text-local.h"
 
-#define FIX	  "tests/fixtures/text/"
+#define FIX	   "tests/fixtures/text/"
 #define MAX_EVENTS 4096
 
 /*
@@ -76,7 +76,7 @@ static void on_comm(void *arg, int32_t tid, const char *comm)
 
 static struct text_ops ops_for(struct got *g)
 {
-	return (struct text_ops){ on_event, on_lost, on_comm, g };
+	return (struct text_ops){on_event, on_lost, on_comm, g};
 }
 
 /* Reads text held in a string; returns text_read_mem's result. */
@@ -137,39 +137,39 @@ static void test_shapes(void)
 	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.tid == 7 && l.cpu == 3, "no tgid");
 	s = " Web Content-77 [002] 5.000000009: sched_switch: prev_comm=a";
 	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.tid == 77 && l.ts == 5000000009ULL &&
-		      l.comm_len == 11,
+		  l.comm_len == 11,
 	      "comm with a blank, 9 decimals");
 	s = "kvm-exitstat-a-1: exitgen-vcpu0-18 [000]   7.5: kvm_fpu:              load";
 	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.instance_len == 16 && l.tid == 18 &&
-		      l.ts == 7500000000ULL && strcmp(l.payload, "load") == 0,
+		  l.ts == 7500000000ULL && strcmp(l.payload, "load") == 0,
 	      "trace-cmd instance prefix");
 	s = "exitgen--18267   0d..1.  1064.471055: kvm_fpu: load";
 	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.shape == TEXT_SHAPE_LATENCY &&
-		      l.tid == 18267 && l.cpu == 0,
+		  l.tid == 18267 && l.cpu == 0,
 	      "trace-cmd -l");
 	s = "   exitgen-vcpu1 13071/13075 [000]   726.972339025:    kvm:kvm_fpu: load";
 	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.shape == TEXT_SHAPE_PERF &&
-		      l.tid == 13075 && l.system_len == 3 && l.ts == 726972339025ULL,
+		  l.tid == 13075 && l.system_len == 3 && l.ts == 726972339025ULL,
 	      "perf pid/tid");
 	s = "  qemu system x86 900 12.000001: kvm:kvm_exit: reason HLT rip 0x1 info 0 0";
 	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.tid == 900 && l.cpu == -1 &&
-		      l.comm_len == 15,
+		  l.comm_len == 15,
 	      "perf without cpu, comm with blanks");
 	s = "  1a-2 [000] 5: kvm_fpu: load";
 	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.ts == 5, "counter clock");
 	/* not trace lines */
 	const char *bad[] = {
-		"",
-		"# tracer: nop",
-		"cpus=2",
-		"x-1 [000] 1.5 kvm_fpu: load",	      /* no colon after the time */
-		"x-1 [000] 1.5: kvm_fpu load",	      /* no colon after the event */
-		"x [000] 1.5: kvm_fpu: load",	      /* no pid */
-		"x-1 [0a0] 1.5: kvm_fpu: load",	      /* cpu */
-		"x-1 [000] 99999999999999999999.5: kvm_fpu: load", /* overflow */
-		"x-1 [000] 1.1234567890123456789: kvm_fpu: load",	 /* fraction too long */
-		"1.5: kvm_fpu: load",
-		"x-1 [000] junk junk 1.5: kvm_fpu: load",
+	    "",
+	    "# tracer: nop",
+	    "cpus=2",
+	    "x-1 [000] 1.5 kvm_fpu: load",		       /* no colon after the time */
+	    "x-1 [000] 1.5: kvm_fpu load",		       /* no colon after the event */
+	    "x [000] 1.5: kvm_fpu: load",		       /* no pid */
+	    "x-1 [0a0] 1.5: kvm_fpu: load",		       /* cpu */
+	    "x-1 [000] 99999999999999999999.5: kvm_fpu: load", /* overflow */
+	    "x-1 [000] 1.1234567890123456789: kvm_fpu: load",  /* fraction too long */
+	    "1.5: kvm_fpu: load",
+	    "x-1 [000] junk junk 1.5: kvm_fpu: load",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		CHECK(text_parse_line(bad[i], strlen(bad[i]), &l) < 0, "parsed: '%s'", bad[i]);
@@ -187,8 +187,8 @@ static void test_x86(void)
 	expect_exit(TF "kvm_exit: vcpu 0 reason INVALID_STATE FAILED_VMENTRY rip 0x0 info1 0x0",
 		    "INVALID_STATE|FAILED_VMENTRY", "x86_vmx", 0);
 	expect_exit(TF "kvm_exit: vcpu 2 reason npf rip 0xfff info1 0x0", "npf", "x86_svm", 2);
-	expect_exit(TF "kvm_exit: vcpu 2 reason DE excp rip 0xfff info1 0x0", "DE excp",
-		    "x86_svm", 2);
+	expect_exit(TF "kvm_exit: vcpu 2 reason DE excp rip 0xfff info1 0x0", "DE excp", "x86_svm",
+		    2);
 	/* a newer kernel's name the table lacks: shown as printed, like the format's names */
 	expect_exit(TF "kvm_exit: vcpu 0 reason SOME_NEW_EXIT rip 0x0 info1 0x0", "SOME_NEW_EXIT",
 		    "x86_svm", 0);
@@ -208,7 +208,8 @@ static void test_x86(void)
 	/* a number after a VMX name: VMX (the thread's last exit table) */
 	CHECK(read_str(TF "kvm_exit: vcpu 0 reason HLT rip 0x0 info1 0x0\n" TF
 			  "kvm_exit: vcpu 0 reason 0x53 rip 0x0 info1 0x0\n",
-		       &g, &c, e, sizeof(e)) == 0 && g.n == 2,
+		       &g, &c, e, sizeof(e)) == 0 &&
+		  g.n == 2,
 	      "numbers: %zu", g.n);
 	if (g.n == 2) {
 		CHECK_STR(g.ev[1].reason, "UNKNOWN(0x53)");
@@ -216,15 +217,17 @@ static void test_x86(void)
 	}
 
 	const char *plugin = TF "kvm_entry:  vcpu 3 rip 0xfff0\n" TF
-			     "kvm_exit:   reason HLT rip 0xfff0 info 0 0\n" TF
-			     "kvm_entry:  vcpu 3 rip 0xfff0\n" TF
-			     "kvm_exit:   reason UNKNOWN (2147483681) rip 0x0 info 0 0\n";
+				"kvm_exit:   reason HLT rip 0xfff0 info 0 0\n" TF
+				"kvm_entry:  vcpu 3 rip 0xfff0\n" TF
+				"kvm_exit:   reason UNKNOWN (2147483681) rip 0x0 info 0 0\n";
 	CHECK(read_str(plugin, &g, &c, e, sizeof(e)) == 0 && g.n == 4, "plugin run: %zu", g.n);
 	if (g.n == 4) {
-		CHECK(g.ev[0].kind == KES_ENTRY && g.ev[0].vcpu == 3, "entry vcpu %d", g.ev[0].vcpu);
+		CHECK(g.ev[0].kind == KES_ENTRY && g.ev[0].vcpu == 3, "entry vcpu %d",
+		      g.ev[0].vcpu);
 		CHECK(g.ev[1].vcpu == 3, "exit vcpu from the thread's entry: %d", g.ev[1].vcpu);
 		CHECK_STR(g.ev[1].reason, "HLT");
-		CHECK_STR(g.ev[0].isa, "x86_vmx"); /* before any exit: as decoder.c (the last table) */
+		CHECK_STR(g.ev[0].isa,
+			  "x86_vmx"); /* before any exit: as decoder.c (the last table) */
 		CHECK_STR(g.ev[2].isa, "x86_vmx"); /* after: the thread's exit's table */
 		CHECK_STR(g.ev[3].reason, "INVALID_STATE|FAILED_VMENTRY");
 	}
@@ -275,7 +278,7 @@ static void test_userspace_and_details(void)
 	char e[256];
 
 	CHECK(read_str(TF "kvm_fpu: unload\n" TF "kvm_fpu: load\n", &g, &c, e, sizeof(e)) == 0 &&
-		      g.n == 1 && g.ev[0].kind == KES_UENTRY,
+		  g.n == 1 && g.ev[0].kind == KES_UENTRY,
 	      "fpu load is the userspace entry, unload nothing: %zu", g.n);
 
 	struct {
@@ -285,37 +288,37 @@ static void test_userspace_and_details(void)
 		uint32_t flags;
 		int vcpu;
 	} d[] = {
-		{ TF "kvm_mmio: mmio write len 1 gpa 0xd0010 val 0x0", KES_D_MMIO, 0xd0010, 1, -1 },
-		{ TF "kvm_mmio: mmio read len 4 gpa 0xfee00030 val 0x50014", KES_D_MMIO, 0xfee00030,
-		  0, -1 },
-		{ TF "kvm_fast_mmio: fast mmio at gpa 0xfe003000", KES_D_MMIO, 0xfe003000, 0, -1 },
-		{ TF "kvm_pio: pio_read at 0x3f8 size 1 count 1 val 0x0 ", KES_D_PIO, 0x3f8, 0, -1 },
-		{ TF "kvm_pio: pio_write at 0x80 size 1 count 2 val 0x0 (...)", KES_D_PIO, 0x80, 1,
-		  -1 },
-		{ TF "kvm_emulate_insn: 10000:8:e6 80 (real)", KES_D_EMULATE, 8, 0, -1 },
-		{ TF "kvm_emulate_insn: 0:ffffffff81000000:0f 01 c1 (prot64) failed", KES_D_EMULATE,
-		  0xffffffff81000000ULL, 1, -1 },
-		{ TF "kvm_emulate_insn:     10000:a: 66 49 FAIL", KES_D_EMULATE, 0xa, 1, -1 },
-		{ TF "kvm_hypercall: nr 0xc a0 0x1 a1 0x0 a2 0x0 a3 0x0", KES_D_HCALL, 0xc, 0, -1 },
-		{ TF "kvm_msr: msr_write c0000100 = 0x7f00 (#GP)", KES_D_MSR, 0xc0000100, 1, -1 },
-		{ TF "kvm_msr: msr_read 1b = 0xfee00900", KES_D_MSR, 0x1b, 0, -1 },
-		{ TF "kvm_page_fault: vcpu 1 rip 0xffffffff81000000 address 0x0000000000001000 "
-		     "error_code 0x14",
-		  KES_D_PF, 0x1000, 1, 1 },
-		{ TF "kvm_page_fault: address 7f0001000 error_code 6", KES_D_PF, 0x7f0001000ULL, 0,
-		  -1 },
+	    {TF "kvm_mmio: mmio write len 1 gpa 0xd0010 val 0x0", KES_D_MMIO, 0xd0010, 1, -1},
+	    {TF "kvm_mmio: mmio read len 4 gpa 0xfee00030 val 0x50014", KES_D_MMIO, 0xfee00030, 0,
+	     -1},
+	    {TF "kvm_fast_mmio: fast mmio at gpa 0xfe003000", KES_D_MMIO, 0xfe003000, 0, -1},
+	    {TF "kvm_pio: pio_read at 0x3f8 size 1 count 1 val 0x0 ", KES_D_PIO, 0x3f8, 0, -1},
+	    {TF "kvm_pio: pio_write at 0x80 size 1 count 2 val 0x0 (...)", KES_D_PIO, 0x80, 1, -1},
+	    {TF "kvm_emulate_insn: 10000:8:e6 80 (real)", KES_D_EMULATE, 8, 0, -1},
+	    {TF "kvm_emulate_insn: 0:ffffffff81000000:0f 01 c1 (prot64) failed", KES_D_EMULATE,
+	     0xffffffff81000000ULL, 1, -1},
+	    {TF "kvm_emulate_insn:     10000:a: 66 49 FAIL", KES_D_EMULATE, 0xa, 1, -1},
+	    {TF "kvm_hypercall: nr 0xc a0 0x1 a1 0x0 a2 0x0 a3 0x0", KES_D_HCALL, 0xc, 0, -1},
+	    {TF "kvm_msr: msr_write c0000100 = 0x7f00 (#GP)", KES_D_MSR, 0xc0000100, 1, -1},
+	    {TF "kvm_msr: msr_read 1b = 0xfee00900", KES_D_MSR, 0x1b, 0, -1},
+	    {TF "kvm_page_fault: vcpu 1 rip 0xffffffff81000000 address 0x0000000000001000 "
+		"error_code 0x14",
+	     KES_D_PF, 0x1000, 1, 1},
+	    {TF "kvm_page_fault: address 7f0001000 error_code 6", KES_D_PF, 0x7f0001000ULL, 0, -1},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(d); i++) {
 		ev = one(d[i].line);
-		CHECK(ev && ev->kind == KES_DETAIL && ev->detail == d[i].kind && ev->sub == d[i].sub &&
-			      ev->flags == d[i].flags && ev->vcpu == d[i].vcpu && !ev->isa,
+		CHECK(ev && ev->kind == KES_DETAIL && ev->detail == d[i].kind &&
+			  ev->sub == d[i].sub && ev->flags == d[i].flags && ev->vcpu == d[i].vcpu &&
+			  !ev->isa,
 		      "%s: kind %d sub %llx flags %u vcpu %d", d[i].line, ev ? ev->detail : -1,
 		      ev ? (unsigned long long)ev->sub : 0, ev ? ev->flags : 0, ev ? ev->vcpu : -2);
 	}
 
 	/* other events: parsed, not KVM; a KVM event printed in no known way: undecoded */
 	CHECK(read_str(TF "sched_switch: prev_comm=a prev_pid=1\n" TF
-			  "kvm_userspace_exit: something else\n" TF "kvm_vcpu_wakeup: wait time 1 ns\n",
+			  "kvm_userspace_exit: something else\n" TF
+			  "kvm_vcpu_wakeup: wait time 1 ns\n",
 		       &g, &c, e, sizeof(e)) == 0,
 	      "%s", e);
 	CHECK(g.n == 0 && c.events == 3 && c.kvm == 0 && c.undecoded == 1, "n %zu undecoded %llu",
@@ -329,13 +332,14 @@ static void test_losses(void)
 	struct got g;
 	struct text_counts c;
 	char e[256];
-	const char *tracefs = "# tracer: nop\n#\n# entries-in-buffer/entries-written: 10/15   #P:2\n"
-			      "#\n" TF "kvm_fpu: load\nCPU:1 [LOST 12 EVENTS]\n" TF
-			      "kvm_fpu: load\nCPU:0 [LOST EVENTS]\n";
+	const char *tracefs =
+	    "# tracer: nop\n#\n# entries-in-buffer/entries-written: 10/15   #P:2\n"
+	    "#\n" TF "kvm_fpu: load\nCPU:1 [LOST 12 EVENTS]\n" TF
+	    "kvm_fpu: load\nCPU:0 [LOST EVENTS]\n";
 
 	CHECK(read_str(tracefs, &g, &c, e, sizeof(e)) == 0, "%s", e);
 	CHECK(g.nlost == 3 && g.lost[0] == 5 && g.lost[1] == 12 && g.lost_cpu[1] == 1 &&
-		      g.lost[2] == -1 && g.lost_cpu[2] == 0,
+		  g.lost[2] == -1 && g.lost_cpu[2] == 0,
 	      "tracefs losses: %zu", g.nlost);
 	CHECK(c.lost == 17 && c.lost_unknown && c.lost_reported && c.flavor == TEXT_TRACEFS,
 	      "counts: lost %llu", (unsigned long long)c.lost);
@@ -345,12 +349,12 @@ static void test_losses(void)
 	const char *tc = "cpus=2\nCPU:0 [5 EVENTS DROPPED]\n" TF "kvm_fpu: load\n"
 			 "CPU:3 [EVENTS DROPPED]\n";
 	CHECK(read_str(tc, &g, &c, e, sizeof(e)) == 0 && g.nlost == 2 && g.lost[0] == 5 &&
-		      g.lost[1] == -1 && c.flavor == TEXT_TRACECMD,
+		  g.lost[1] == -1 && c.flavor == TEXT_TRACECMD,
 	      "trace-cmd losses");
 	const char *perf = "  q 5 [000] 1.0: kvm:kvm_fpu: load\n  q 5 [000] 1.1: PERF_RECORD_LOST "
 			   "lost 7\n";
 	CHECK(read_str(perf, &g, &c, e, sizeof(e)) == 0 && g.nlost == 1 && g.lost[0] == 7 &&
-		      c.flavor == TEXT_PERF && !c.lost_reported,
+		  c.flavor == TEXT_PERF && !c.lost_reported,
 	      "perf losses");
 }
 
@@ -367,7 +371,7 @@ static void test_instances_comms_stop(void)
 	CHECK(read_str(two, &g, &c, e, sizeof(e)) == 0 && g.n == 2 && c.other_instance == 1,
 	      "a second buffer is skipped: n %zu", g.n);
 	CHECK(g.ncomm == 2 && g.comm_tid[0] == 5 && strcmp(g.comm[0], "q") == 0 &&
-		      strcmp(g.comm[1], "r") == 0,
+		  strcmp(g.comm[1], "r") == 0,
 	      "comms: %zu", g.ncomm);
 
 	memset(&g, 0, sizeof(g));
@@ -386,14 +390,14 @@ static void test_errors(void)
 	struct text_ops ops = ops_for(&g);
 
 	CHECK(text_read_mem(bin, sizeof(bin), &types, &ops, &c, e, sizeof(e)) < 0 &&
-		      strstr(e, "binary") && !strchr(e, '\n'),
+		  strstr(e, "binary") && !strchr(e, '\n'),
 	      "binary: '%s'", e);
 	CHECK(read_str("hello\nworld\n", &g, &c, e, sizeof(e)) < 0 && strstr(e, "no trace event"),
 	      "not a trace: '%s'", e);
 	CHECK(read_str("", &g, &c, e, sizeof(e)) < 0, "empty");
 	CHECK(read_str("# tracer: nop\n#\n", &g, &c, e, sizeof(e)) < 0, "header only");
 	CHECK(text_read("tests/fixtures/text/does-not-exist", &types, &ops, &c, e, sizeof(e)) < 0 &&
-		      strstr(e, "No such file"),
+		  strstr(e, "No such file"),
 	      "missing: '%s'", e);
 
 	/* a 1 MB line, then a good one without a final newline */
@@ -416,15 +420,15 @@ static void test_errors(void)
 static void test_sniff(void)
 {
 	const char *yes[] = {
-		"# tracer: nop\n#\n   q-1 [000] ....  1.000001: kvm_fpu: load\n",
-		"cpus=2\n   q-1 [000]  1.000001: kvm_fpu:  load\n",
-		"  q 1 [000] 1.000001: kvm:kvm_fpu: load",
+	    "# tracer: nop\n#\n   q-1 [000] ....  1.000001: kvm_fpu: load\n",
+	    "cpus=2\n   q-1 [000]  1.000001: kvm_fpu:  load\n",
+	    "  q 1 [000] 1.000001: kvm:kvm_fpu: load",
 	};
 	const char *no[] = {
-		"",
-		"MMIO count 10000 min 45 max 1550 sum 2933679 avg 293.3679 stddev 294.569 % 2.50\n",
-		"# tracer: nop\n",
-		"   q-1 [000] ....  1.000001: kvm_fpu: lo\n   q-1 [000] ....  1.000001: kv",
+	    "",
+	    "MMIO count 10000 min 45 max 1550 sum 2933679 avg 293.3679 stddev 294.569 % 2.50\n",
+	    "# tracer: nop\n",
+	    "   q-1 [000] ....  1.000001: kvm_fpu: lo\n   q-1 [000] ....  1.000001: kv",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
 		CHECK(text_sniff(yes[i], strlen(yes[i])), "sniff yes %zu", i);
@@ -443,8 +447,7 @@ struct dat {
 	struct got *g;
 };
 
-static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu,
-		     long long missed)
+static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu, long long missed)
 {
 	struct dat *x = arg;
 	struct kes_event ev;
@@ -464,7 +467,7 @@ static int read_dat(const char *path, struct got *g)
 		fprintf(stderr, "%s\n", e);
 		return -1;
 	}
-	struct dat x = { decoder_new(tracedat_tep(td), &types), g };
+	struct dat x = {decoder_new(tracedat_tep(td), &types), g};
 	int ret = tracedat_iterate(td, on_record, &x, e, sizeof(e));
 	decoder_free(x.d);
 	tracedat_close(td);
@@ -490,13 +493,14 @@ static void same_events(const char *name, const struct got *dat, const struct go
 			    (tc == TS_NONE || ts == b->ts);
 		if (!same) {
 			bad++;
-			fprintf(stderr,
-				"  %s #%zu: dat kind %u %s tid %d cpu %d vcpu %d sub %llx ts %llu / "
-				"text kind %u %s tid %d cpu %d vcpu %d sub %llx ts %llu\n",
-				name, i, a->kind, a->reason ? a->reason : "-", a->tid, a->cpu, a->vcpu,
-				(unsigned long long)a->sub, (unsigned long long)a->ts, b->kind,
-				b->reason ? b->reason : "-", b->tid, b->cpu, b->vcpu,
-				(unsigned long long)b->sub, (unsigned long long)b->ts);
+			fprintf(
+			    stderr,
+			    "  %s #%zu: dat kind %u %s tid %d cpu %d vcpu %d sub %llx ts %llu / "
+			    "text kind %u %s tid %d cpu %d vcpu %d sub %llx ts %llu\n",
+			    name, i, a->kind, a->reason ? a->reason : "-", a->tid, a->cpu, a->vcpu,
+			    (unsigned long long)a->sub, (unsigned long long)a->ts, b->kind,
+			    b->reason ? b->reason : "-", b->tid, b->cpu, b->vcpu,
+			    (unsigned long long)b->sub, (unsigned long long)b->ts);
 		}
 	}
 	CHECK(bad == 0, "%s: events differ from the trace.dat's", name);
@@ -534,15 +538,15 @@ static void test_fixtures(void)
 		enum ts_check ts;
 		enum text_flavor flavor;
 	} f[] = {
-		{ "trace.txt", TS_US, TEXT_TRACEFS },
-		/* instance B: its own timestamps of the same events */
-		{ "trace_pipe.txt", TS_NONE, TEXT_TRACEFS },
-		{ "report.txt", TS_US, TEXT_TRACECMD },
-		{ "report-ns.txt", TS_NS, TEXT_TRACECMD },
-		{ "report-lat.txt", TS_US, TEXT_TRACECMD },
-		{ "report-noplugin.txt", TS_US, TEXT_TRACECMD },
-		{ "perf.txt", TS_NONE, TEXT_PERF },
-		{ "perf-ns-pidtid.txt", TS_NONE, TEXT_PERF },
+	    {"trace.txt", TS_US, TEXT_TRACEFS},
+	    /* instance B: its own timestamps of the same events */
+	    {"trace_pipe.txt", TS_NONE, TEXT_TRACEFS},
+	    {"report.txt", TS_US, TEXT_TRACECMD},
+	    {"report-ns.txt", TS_NS, TEXT_TRACECMD},
+	    {"report-lat.txt", TS_US, TEXT_TRACECMD},
+	    {"report-noplugin.txt", TS_US, TEXT_TRACECMD},
+	    {"perf.txt", TS_NONE, TEXT_PERF},
+	    {"perf-ns-pidtid.txt", TS_NONE, TEXT_PERF},
 	};
 	struct text_counts c;
 	char e[256];
@@ -556,7 +560,7 @@ static void test_fixtures(void)
 		snprintf(path, sizeof(path), FIX "%s", f[i].file);
 		CHECK(text_read(path, &types, &ops, &c, e, sizeof(e)) == 0, "%s: %s", path, e);
 		CHECK(c.flavor == f[i].flavor && c.undecoded == 0 && c.other_instance == 0 &&
-			      c.lost == 0 && !c.lost_unknown && c.kvm == txt.n,
+			  c.lost == 0 && !c.lost_unknown && c.kvm == txt.n,
 		      "%s: flavor %d undecoded %llu", f[i].file, c.flavor,
 		      (unsigned long long)c.undecoded);
 		same_events(f[i].file, &dat, &txt, f[i].ts);
@@ -568,7 +572,7 @@ static void test_fixtures(void)
 	uint64_t nkvm = 0;
 	memset(&txt, 0, sizeof(txt));
 	CHECK(text_iterate(FIX "trace.txt", &types, on_event, &txt, &nkvm, e, sizeof(e)) == 0 &&
-		      nkvm == txt.n && nkvm == dat.n,
+		  nkvm == txt.n && nkvm == dat.n,
 	      "text_iterate: %llu", (unsigned long long)nkvm);
 }
 
@@ -586,9 +590,11 @@ static uint64_t next(void)
 
 static void test_mutations(void)
 {
-	static const char pieces[][24] = { " ",	 "-",  ":",   "[000]", "1.5:", "kvm_exit:",
-					   "\n", "0x", "(", "reason ", "%{",  "kvm:",
-					   "|",	 "\t", "99999999999999999999", "vcpu ", "\r" };
+	static const char pieces[][24] = {
+	    " ",	 "-",	 ":",  "[000]", "1.5:",
+	    "kvm_exit:", "\n",	 "0x", "(",	"reason ",
+	    "%{",	 "kvm:", "|",  "\t",	"99999999999999999999",
+	    "vcpu ",	 "\r"};
 	FILE *f = fopen(FIX "trace.txt", "r");
 	char *base = xmalloc(1 << 16), *buf = xmalloc((1 << 16) + 4096);
 	size_t blen = f ? fread(base, 1, (1 << 16) - 1, f) : 0;

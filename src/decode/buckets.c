@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Timing bucket maps: parser, checker and the per-exit lookup that pair/
+ * calls through pair_set_namer(). Format: kvm-exitstat-exit-types(5),
+ * BUCKET MAPS.
+ *
+ * A user's map is untrusted input: lines are copied into a bounded buffer,
+ * there is no recursion, and nothing is returned until the whole text parsed.
+ * The lookup runs once per exit (millions per run), so its answer is memoized
+ * by (isa, reason, details): names are interned, so pointers compare.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "buckets.h"
+#include "common.h"
+#include "decode.h"
+
+#define MAX_LINE 1024		   /* bytes, without the newline */
+#define MAX_TOKENS 16		   /* rule, isa, reason, conditions, ->, bucket */
+#define MAX_FILE (1024 * 1024)	   /* a map is a few kB */
+#define DETAIL_BITS ((1u << KES_D_MAX) - 1)
+
+/*
+ * The flag each detail kind carries, as decode/detail.c sets it; NULL: none.
+ * A condition names it, e.g. page_fault/fetch.
+ */
+static const char *const flag_names[KES_D_MAX] = {
+	[KES_D_MMIO] = "write",	   /* kvm_mmio type KVM_TRACE_MMIO_WRITE */
+	[KES_D_PIO] = "write",	   /* kvm_pio rw: out */
+	[KES_D_EMULATE] = "failed", /* kvm_emulate_insn failed */
+	[KES_D_MSR] = "write",	   /* kvm_msr write */
+	[KES_D_PF] = "fetch",	   /* kvm_page_fault: instruction fetch */
+};
+
+struct rule {
+	const char *isa;    /* interned; NULL: any */
+	const char *reason; /* interned exact name; NULL: any (or prefix) */
+	const char *prefix; /* "TRAP_*" -> "TRAP_"; NULL: none */
+	size_t plen;
+	uint32_t need, absent;	       /* detail kinds seen / not seen */
+	uint32_t flag_set, flag_clear; /* kinds whose flag must be set / unset */
+	const char *bucket;	       /* interned; NULL: the exit's own name */
+	unsigned line;
+};
+
+struct memo {
+	const char *isa, *reason; /* reason NULL: free slot (exits always have one) */
+	uint32_t mask, flags;
+	const char *name;
+};
+
+struct bucket_map {
+	const char *name, *describe, *origin; /* interned */
+	struct rule *rules;
+	size_t nrules;
+	struct memo *memo;
+	size_t memo_cap, memo_used;
+};
+
+struct parser {
+	const char *origin;
+	unsigned line;
+	char *err;
+	size_t errlen;
+	struct bucket_map *m;
+	size_t cap;
+};
+
+struct token {
+	char *s;
+	bool quoted; /* "..." : a literal name, never a pattern or keyword */
+};
+
+static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!p->err || !p->errlen)
+		return -1;
+	n = snprintf(p->err, p->errlen, "%s:%u: ", p->origin, p->line);
+	if (n < 0 || (size_t)n >= p->errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/*
+ * Splits a line into tokens in place. "..." makes one token of a name with
+ * blanks ("Wait state"); '#' outside quotes ends the line. Returns the count,
+ * or -1 (unterminated quote, too many tokens, a control byte).
+ */
+static int tokenize(struct parser *p, char *s, struct token *tok)
+{
+	int n = 0;
+
+	for (;;) {
+		while (is_blank(*s))
+			s++;
+		if (!*s || *s == '#')
+			return n;
+		if (n == MAX_TOKENS)
+			return fail(p, "too many words (at most %d)", MAX_TOKENS);
+		tok[n].quoted = *s == '"';
+		if (tok[n].quoted) {
+			char *end = strchr(++s, '"');
+			if (!end)
+				return fail(p, "unterminated quote");
+			*end = '\0';
+			tok[n++].s = s;
+			s = end + 1;
+			if (*s && !is_blank(*s) && *s != '#')
+				return fail(p, "a blank must follow a closing quote");
+			continue;
+		}
+		tok[n++].s = s;
+		while (*s && !is_blank(*s) && *s != '#')
+			s++;
+		if (*s == '#') {
+			*s = '\0';
+			return n;
+		}
+		if (*s)
+			*s++ = '\0';
+	}
+}
+
+static bool printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ' || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+/* ---- conditions ------------------------------------------------------- */
+
+static int detail_kind(const char *s, size_t len)
+{
+	for (int k = KES_D_NONE + 1; k < KES_D_MAX; k++) {
+		const char *name = decode_detail_name((enum kes_detail)k);
+		if (strlen(name) == len && !strncmp(name, s, len))
+			return k;
+	}
+	return -1;
+}
+
+static int unknown_detail(struct parser *p, const char *s, size_t len)
+{
+	char list[256] = "";
+
+	for (int k = KES_D_NONE + 1; k < KES_D_MAX; k++) {
+		strcat(list, k > KES_D_NONE + 1 ? ", " : "");
+		strcat(list, decode_detail_name((enum kes_detail)k));
+	}
+	return fail(p, "unknown detail '%.*s' (want %s)", (int)len, s, list);
+}
+
+/* "[!]DETAIL[/[!]FLAG]": all of a rule's conditions must hold. */
+static int parse_condition(struct parser *p, const char *s, struct rule *r)
+{
+	bool neg = *s == '!';
+	const char *name = s + neg, *slash = strchr(name, '/');
+	size_t len = slash ? (size_t)(slash - name) : strlen(name);
+	int k = detail_kind(name, len);
+
+	if (k < 0)
+		return unknown_detail(p, name, len);
+	uint32_t bit = 1u << k;
+	if (!slash) {
+		*(neg ? &r->absent : &r->need) |= bit;
+		return 0;
+	}
+	if (neg)
+		return fail(p, "'%s': a flag needs its detail seen (write %.*s/!%s)", s, (int)len,
+			    name, slash[1] == '!' ? slash + 2 : slash + 1);
+	bool fneg = slash[1] == '!';
+	const char *flag = slash + 1 + fneg;
+	if (!flag_names[k])
+		return fail(p, "detail %.*s has no flag", (int)len, name);
+	if (strcmp(flag, flag_names[k]))
+		return fail(p, "detail %.*s has no flag '%s' (it has '%s')", (int)len, name, flag,
+			    flag_names[k]);
+	r->need |= bit;
+	*(fneg ? &r->flag_clear : &r->flag_set) |= bit;
+	return 0;
+}
+
+/* ---- directives ------------------------------------------------------- */
+
+static int parse_reason(struct parser *p, const struct token *t, struct rule *r)
+{
+	size_t len = strlen(t->s);
+
+	if (!*t->s || !printable(t->s))
+		return fail(p, "bad reason '%s'", t->s);
+	if (!t->quoted && !strcmp(t->s, "*"))
+		return 0;
+	if (!t->quoted && t->s[len - 1] == '*') {
+		r->prefix = intern_n(t->s, len - 1);
+		r->plen = len - 1;
+		return 0;
+	}
+	r->reason = intern(t->s);
+	return 0;
+}
+
+static int parse_bucket(struct parser *p, const struct token *t, struct rule *r)
+{
+	if (t->quoted || !printable(t->s))
+		return fail(p, "bad bucket '%s' (one word of printable ASCII)", t->s);
+	if (!strcmp(t->s, "="))
+		return 0;
+	/* pair/ counts guest time there: an exit in it would corrupt every %. */
+	if (!strcmp(t->s, PAIR_TIMEINGUEST))
+		return fail(p, "bucket %s is the time in the guest, not an exit", t->s);
+	r->bucket = intern(t->s);
+	return 0;
+}
+
+static int add_rule(struct parser *p, const struct rule *r)
+{
+	struct bucket_map *m = p->m;
+
+	if (m->nrules == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 64;
+		m->rules = xrealloc(m->rules, p->cap * sizeof(*m->rules));
+	}
+	m->rules[m->nrules++] = *r;
+	return 0;
+}
+
+/* rule ISA REASON [CONDITION...] -> BUCKET */
+static int do_rule(struct parser *p, const struct token *tok, int n)
+{
+	struct rule r = { .line = p->line };
+	int arrow = 0;
+
+	for (int i = 3; i < n; i++)
+		if (!tok[i].quoted && !strcmp(tok[i].s, "->"))
+			arrow = i;
+	if (!arrow || arrow != n - 2)
+		return fail(p, "want 'rule ISA REASON [CONDITION...] -> BUCKET'");
+	if (!printable(tok[1].s) || !*tok[1].s)
+		return fail(p, "bad isa '%s'", tok[1].s);
+	if (tok[1].quoted || strcmp(tok[1].s, "*"))
+		r.isa = intern(tok[1].s);
+	if (parse_reason(p, &tok[2], &r) < 0)
+		return -1;
+	for (int i = 3; i < arrow; i++)
+		if (parse_condition(p, tok[i].s, &r) < 0)
+			return -1;
+	if (r.need & r.absent)
+		return fail(p, "a detail both seen and not seen: the rule cannot match");
+	if (parse_bucket(p, &tok[n - 1], &r) < 0)
+		return -1;
+	return add_rule(p, &r);
+}
+
+static int do_line(struct parser *p, char *line)
+{
+	struct token tok[MAX_TOKENS];
+	int n = tokenize(p, line, tok);
+	struct bucket_map *m = p->m;
+
+	if (n <= 0)
+		return n;
+	if (tok[0].quoted)
+		return fail(p, "a line starts with a directive: map, describe or rule");
+	if (!strcmp(tok[0].s, "map")) {
+		if (m->name)
+			return fail(p, "a second 'map' line (one map per file)");
+		if (n != 2 || !printable(tok[1].s))
+			return fail(p, "want 'map NAME'");
+		m->name = intern(tok[1].s);
+		return 0;
+	}
+	if (!m->name)
+		return fail(p, "'%s' before 'map NAME'", tok[0].s);
+	if (!strcmp(tok[0].s, "describe")) {
+		char buf[MAX_LINE + 1] = "";
+		if (m->describe)
+			return fail(p, "a second 'describe' line");
+		for (int i = 1; i < n; i++) {
+			strcat(buf, i > 1 ? " " : "");
+			strcat(buf, tok[i].s);
+		}
+		m->describe = intern(buf);
+		return 0;
+	}
+	if (!strcmp(tok[0].s, "rule"))
+		return do_rule(p, tok, n);
+	return fail(p, "unknown directive '%s' (want map, describe or rule)", tok[0].s);
+}
+
+static int parse_all(struct parser *p, const char *text, size_t len)
+{
+	const char *s = text, *end = text + len;
+	char line[MAX_LINE + 2];
+
+	if (memchr(text, '\0', len)) {
+		p->line = 1;
+		for (const char *c = text; *c; c++)
+			p->line += *c == '\n';
+		return fail(p, "NUL byte in a map file");
+	}
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		p->line++;
+		if (n > MAX_LINE)
+			return fail(p, "line longer than %d bytes", MAX_LINE);
+		memcpy(line, s, n);
+		line[n] = '\0';
+		if (do_line(p, line) < 0)
+			return -1;
+		s += n + 1;
+	}
+	if (!p->m->name)
+		return fail(p, "no 'map NAME' line");
+	if (!p->m->nrules)
+		return fail(p, "map '%s' has no rule", p->m->name);
+	return 0;
+}
+
+struct bucket_map *bucket_map_parse(const char *text, size_t len, const char *origin,
+				    char *errbuf, size_t errlen)
+{
+	struct parser p = { .origin = origin ? origin : "map", .err = errbuf, .errlen = errlen };
+
+	p.m = xcalloc(1, sizeof(*p.m));
+	p.m->origin = intern(p.origin);
+	if (parse_all(&p, text ? text : "", text ? len : 0) < 0) {
+		bucket_map_free(p.m);
+		return NULL;
+	}
+	return p.m;
+}
+
+void bucket_map_free(struct bucket_map *m)
+{
+	if (!m)
+		return;
+	free(m->rules);
+	free(m->memo);
+	free(m);
+}
+
+const char *bucket_map_name(const struct bucket_map *m)
+{
+	return m->name;
+}
+
+const char *bucket_map_describe(const struct bucket_map *m)
+{
+	return m->describe;
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!errbuf || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(errbuf, errlen, fmt, ap);
+	va_end(ap);
+}
+
+struct bucket_map *bucket_map_builtin(const char *name, char *errbuf, size_t errlen)
+{
+	char file[256], origin[300];
+
+	snprintf(file, sizeof(file), "%s.map", name);
+	for (size_t i = 0; i < bucket_maps_builtin_n; i++) {
+		if (strcmp(bucket_maps_builtin[i].file, file))
+			continue;
+		snprintf(origin, sizeof(origin), "builtin:%s", file);
+		return bucket_map_parse(bucket_maps_builtin[i].text,
+					strlen(bucket_maps_builtin[i].text), origin, errbuf, errlen);
+	}
+	set_err(errbuf, errlen, "no built-in bucket map '%s'", name);
+	return NULL;
+}
+
+/* The whole file, NUL-terminated; NULL with errno set. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = xmalloc(MAX_FILE + 1);
+	*len = fread(buf, 1, MAX_FILE + 1, f);
+	int bad = ferror(f);
+	fclose(f);
+	if (bad || *len > MAX_FILE) {
+		free(buf);
+		errno = bad ? EIO : EFBIG;
+		return NULL;
+	}
+	buf[*len] = '\0';
+	return buf;
+}
+
+struct bucket_map *bucket_map_load_file(const char *path, char *errbuf, size_t errlen)
+{
+	size_t len;
+	char *text = slurp(path, &len);
+
+	if (!text) {
+		set_err(errbuf, errlen, "cannot read bucket map '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	struct bucket_map *m = bucket_map_parse(text, len, path, errbuf, errlen);
+	free(text);
+	return m;
+}
+
+static void builtin_list(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < bucket_maps_builtin_n && n < len; i++) {
+		const char *f = bucket_maps_builtin[i].file;
+		int w = snprintf(buf + n, len - n, "%s%.*s", i ? ", " : "",
+				 (int)(strlen(f) - strlen(".map")), f);
+		n += w > 0 ? (size_t)w : 0;
+	}
+}
+
+struct bucket_map *bucket_map_open(const char *name_or_path, char *errbuf, size_t errlen)
+{
+	char list[256];
+
+	for (size_t i = 0; i < bucket_maps_builtin_n; i++) {
+		const char *f = bucket_maps_builtin[i].file;
+		size_t n = strlen(name_or_path);
+		if (!strncmp(f, name_or_path, n) && !strcmp(f + n, ".map"))
+			return bucket_map_builtin(name_or_path, errbuf, errlen);
+	}
+	FILE *f = fopen(name_or_path, "r");
+	if (f) {
+		fclose(f);
+		return bucket_map_load_file(name_or_path, errbuf, errlen);
+	}
+	builtin_list(list, sizeof(list));
+	if (errno == ENOENT && !strchr(name_or_path, '/'))
+		set_err(errbuf, errlen, "no bucket map '%s': not a built-in map (%s) nor a file",
+			name_or_path, list);
+	else
+		set_err(errbuf, errlen, "cannot read bucket map '%s': %s", name_or_path,
+			strerror(errno));
+	return NULL;
+}
+
+/* ---- checking against the exit tables ---------------------------------- */
+
+static bool has_prefix(const struct exit_name *v, size_t n, const char *prefix, size_t plen)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(v[i].name, prefix, plen))
+			return true;
+	return false;
+}
+
+/* Does table t know the rule's reason (an exact name, or a prefix)? */
+static bool table_knows(const struct exit_table *t, const struct rule *r)
+{
+	uint64_t key;
+
+	if (t->kind == EXIT_TABLE_NAMES)
+		return false;
+	if (r->prefix)
+		return has_prefix(t->names, t->nnames, r->prefix, r->plen) ||
+		       has_prefix(t->errnames, t->nerrnames, r->prefix, r->plen);
+	return exit_table_key(t, r->reason, &key) == 0;
+}
+
+static int check_rule(struct parser *p, const struct rule *r, const struct exit_types *types)
+{
+	const char *what = r->reason ? r->reason : r->prefix;
+	const char *star = r->prefix ? "*" : "";
+
+	p->line = r->line;
+	if (r->isa) {
+		const struct exit_table *t = exit_types_find(types, r->isa);
+		if (!t || t->kind == EXIT_TABLE_NAMES)
+			return fail(p, "no exit table '%s'", r->isa);
+		if (what && !table_knows(t, r))
+			return fail(p, "%s has no exit named '%s%s'", r->isa, what, star);
+		return 0;
+	}
+	if (!what)
+		return 0;
+	for (size_t i = 0; i < types->n; i++)
+		if (table_knows(&types->tables[i], r))
+			return 0;
+	return fail(p, "no exit table has an exit named '%s%s'", what, star);
+}
+
+int bucket_map_check(const struct bucket_map *m, const struct exit_types *types, char *errbuf,
+		     size_t errlen)
+{
+	struct parser p = { .origin = m->origin, .err = errbuf, .errlen = errlen };
+
+	for (size_t i = 0; i < m->nrules; i++)
+		if (check_rule(&p, &m->rules[i], types) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- lookup ----------------------------------------------------------- */
+
+static bool matches(const struct rule *r, const char *isa, const char *reason, uint32_t mask,
+		    uint32_t flags)
+{
+	if ((r->isa && r->isa != isa) || (r->reason && r->reason != reason))
+		return false;
+	if (r->prefix && strncmp(reason, r->prefix, r->plen))
+		return false;
+	if ((mask & r->need) != r->need || (mask & r->absent))
+		return false;
+	return (flags & r->flag_set) == r->flag_set && !(flags & r->flag_clear);
+}
+
+static const char *resolve(const struct bucket_map *m, const char *isa, const char *reason,
+			   uint32_t mask, uint32_t flags)
+{
+	char buf[MAX_LINE + 16];
+
+	for (size_t i = 0; i < m->nrules; i++) {
+		const struct rule *r = &m->rules[i];
+		if (matches(r, isa, reason, mask, flags))
+			return r->bucket ? r->bucket : reason;
+	}
+	/* Visible, never dropped: the reader sees what the map does not cover. */
+	snprintf(buf, sizeof(buf), "OTHER(%s)", reason);
+	return intern(buf);
+}
+
+static size_t memo_slot(const struct memo *v, size_t cap, const char *isa, const char *reason,
+			uint32_t mask, uint32_t flags)
+{
+	uint64_t h = (uint64_t)(uintptr_t)isa * 0x9e3779b97f4a7c15ULL ^
+		     (uint64_t)(uintptr_t)reason * 0xc2b2ae3d27d4eb4fULL ^
+		     ((uint64_t)mask << 32 | flags) * 0x165667b19e3779f9ULL;
+	size_t i = (size_t)(h >> 32) & (cap - 1);
+
+	while (v[i].reason && !(v[i].reason == reason && v[i].isa == isa && v[i].mask == mask &&
+				v[i].flags == flags))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static void memo_grow(struct bucket_map *m)
+{
+	struct memo *old = m->memo;
+	size_t n = m->memo_cap;
+
+	m->memo_cap = n ? 2 * n : 64;
+	m->memo = xcalloc(m->memo_cap, sizeof(*m->memo));
+	for (size_t i = 0; i < n; i++)
+		if (old[i].reason)
+			m->memo[memo_slot(m->memo, m->memo_cap, old[i].isa, old[i].reason,
+					  old[i].mask, old[i].flags)] = old[i];
+	free(old);
+}
+
+const char *bucket_map_apply(struct bucket_map *m, const char *isa, const char *reason,
+			     const struct pair_details *d)
+{
+	uint32_t mask = d ? d->mask & DETAIL_BITS : 0;
+	uint32_t flags = d ? d->flags & mask : 0;
+
+	if (!reason)
+		reason = intern("?");
+	if (2 * (m->memo_used + 1) > m->memo_cap)
+		memo_grow(m);
+	size_t i = memo_slot(m->memo, m->memo_cap, isa, reason, mask, flags);
+	if (!m->memo[i].reason) {
+		m->memo[i] = (struct memo){ isa, reason, mask, flags,
+					    resolve(m, isa, reason, mask, flags) };
+		m->memo_used++;
+	}
+	return m->memo[i].name;
+}
+
+const char *bucket_namer(void *arg, const char *isa, const char *reason,
+			 const struct pair_details *d)
+{
+	return bucket_map_apply(arg, isa, reason, d);
+}
