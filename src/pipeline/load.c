@@ -188,9 +188,9 @@ static int load_tracedat(const char *path, struct ctx *c)
 	if (datfile_lost_events(path, &lost) == 0) {
 		c->r->lost += lost;
 	} else {
+		/* Other writers' files: pages show overwrites, never drops. */
 		c->r->lost += c->page_lost;
-		if (c->page_lost_unknown)
-			c->r->lost_known = false;
+		c->r->lost_known = false;
 	}
 	decoder_free(c->d);
 	tracedat_close(td);

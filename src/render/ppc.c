@@ -18,8 +18,11 @@ static void header(FILE *f, const struct render_meta *m, const char *unit)
 		fprintf(f, "# note: %s\n", m->note);
 	if (m->lost_known)
 		fprintf(f, "# lost events: %llu\n", (unsigned long long)m->lost);
+	else if (m->lost)
+		fprintf(f, "# lost events: at least %llu (the input does not record drop counts)\n",
+			(unsigned long long)m->lost);
 	else
-		fprintf(f, "# lost events: unknown (the input does not record them)\n");
+		fprintf(f, "# lost events: unknown (the input does not record drop counts)\n");
 	if (m->untimed)
 		fprintf(f, "# %llu exits at the trace edges (or after a loss) counted but not timed\n",
 			(unsigned long long)m->untimed);

@@ -67,8 +67,11 @@ void render_table(FILE *f, const struct render_opts *o, const struct render_meta
 		fprintf(f, "Note: %s\n", m->note);
 	if (m->lost_known)
 		fprintf(f, "Lost events: %llu\n", (unsigned long long)m->lost);
+	else if (m->lost)
+		fprintf(f, "Lost events: at least %llu (drop counts not recorded)\n",
+			(unsigned long long)m->lost);
 	else
-		fprintf(f, "Lost events: unknown\n");
+		fprintf(f, "Lost events: unknown (drop counts not recorded)\n");
 	for (size_t i = 0; i < n; i++)
 		block(f, o, &b[i]);
 }
