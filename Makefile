@@ -79,7 +79,9 @@ check: all
 	$(Q)O=$(O) KES=./$(BIN) EXITGEN=$(EXITGEN) sh tests/run.sh
 
 asan-check:
-	$(Q)$(MAKE) O=$(O)/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	$(Q)LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(MAKE) O=$(O)/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined" check
 
 # The README's main job: record the bundled workload, print its report.
@@ -140,7 +142,7 @@ $(FUZZ_O)/libkes.a: FORCE
 $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_O)/libkes.a
 	$(if $(Q),@echo "  FUZZ    $@")
 	$(Q)$(FUZZ_CC) $(BASEFLAGS) $(CPPFLAGS) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \
-		-o $@ $< $(FUZZ_O)/libkes.a $(LDLIBS)
+		-Wl,--wrap=fork -o $@ $< $(FUZZ_O)/libkes.a $(LDLIBS)
 
 fuzz-build: $(FUZZ_BINS) $(O)/tests/tools/mkdat
 

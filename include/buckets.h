@@ -21,8 +21,8 @@ struct bucket_map;
  * Parse a map's text. Returns NULL and writes "origin:LINE: message" into
  * errbuf (which may be NULL) on any error; the text need not end in NUL.
  */
-struct bucket_map *bucket_map_parse(const char *text, size_t len, const char *origin,
-				    char *errbuf, size_t errlen);
+struct bucket_map *bucket_map_parse(const char *text, size_t len, const char *origin, char *errbuf,
+				    size_t errlen);
 /* The map built into the binary under that name ("ppc", "native"), or NULL. */
 struct bucket_map *bucket_map_builtin(const char *name, char *errbuf, size_t errlen);
 /* Read and parse a file. */

@@ -85,7 +85,7 @@ enum text_flavor {
 };
 
 struct text_counts {
-	uint64_t lines;		 /* lines read */
+	uint64_t nlines;	 /* lines read (named so: term.h defines `lines`) */
 	uint64_t events;	 /* lines that parsed as trace events, any event */
 	uint64_t kvm;		 /* KVM events handed to ops->event */
 	uint64_t undecoded;	 /* KVM exit/entry/detail lines whose payload did not parse */

@@ -25,6 +25,7 @@ enum ui_source { UI_SOURCE_AUTO, UI_SOURCE_EXITS, UI_SOURCE_USERSPACE };
 struct ui_top_opts {
 	const int32_t *pids; /* trace these processes (and their threads); NULL: all */
 	size_t npids;
+	const char *guest;  /* the -g NAME the pids came from, for the header; or NULL */
 	const char *fields; /* POSIX extended regex on reason names, or NULL */
 	double delay;	    /* refresh interval, seconds */
 	enum ui_output out;

@@ -22,6 +22,7 @@ static const struct cmd cmds[] = {
 	{ "record", cmd_record, "trace a command's (or running VMs') KVM exits into a trace.dat" },
 	{ "report", cmd_report, "exit statistics of a trace.dat, ftrace/perf text or saved report" },
 	{ "diff", cmd_diff, "compare two runs exit by exit, with significance" },
+	{ "top", cmd_top, "live view of exits per reason, VM and vCPU" },
 };
 
 static void usage(FILE *f)

@@ -12,6 +12,7 @@ int cli_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /* "4101,4202" -> array (malloc'd). 0 or -1 after err(). */
 int cli_parse_pids(const char *s, int32_t **pids, size_t *n);

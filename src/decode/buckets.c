@@ -18,9 +18,9 @@
 #include "common.h"
 #include "decode.h"
 
-#define MAX_LINE 1024		   /* bytes, without the newline */
-#define MAX_TOKENS 16		   /* rule, isa, reason, conditions, ->, bucket */
-#define MAX_FILE (1024 * 1024)	   /* a map is a few kB */
+#define MAX_LINE    1024	  /* bytes, without the newline */
+#define MAX_TOKENS  16		  /* rule, isa, reason, conditions, ->, bucket */
+#define MAX_FILE    (1024 * 1024) /* a map is a few kB */
 #define DETAIL_BITS ((1u << KES_D_MAX) - 1)
 
 /*
@@ -28,11 +28,11 @@
  * A condition names it, e.g. page_fault/fetch.
  */
 static const char *const flag_names[KES_D_MAX] = {
-	[KES_D_MMIO] = "write",	   /* kvm_mmio type KVM_TRACE_MMIO_WRITE */
-	[KES_D_PIO] = "write",	   /* kvm_pio rw: out */
-	[KES_D_EMULATE] = "failed", /* kvm_emulate_insn failed */
-	[KES_D_MSR] = "write",	   /* kvm_msr write */
-	[KES_D_PF] = "fetch",	   /* kvm_page_fault: instruction fetch */
+    [KES_D_MMIO] = "write",	/* kvm_mmio type KVM_TRACE_MMIO_WRITE */
+    [KES_D_PIO] = "write",	/* kvm_pio rw: out */
+    [KES_D_EMULATE] = "failed", /* kvm_emulate_insn failed */
+    [KES_D_MSR] = "write",	/* kvm_msr write */
+    [KES_D_PF] = "fetch",	/* kvm_page_fault: instruction fetch */
 };
 
 struct rule {
@@ -100,7 +100,7 @@ static bool is_blank(char c)
 /*
  * Splits a line into tokens in place. "..." makes one token of a name with
  * blanks ("Wait state"); '#' outside quotes ends the line. Returns the count,
- * or -1 (unterminated quote, too many tokens, a control byte).
+ * or -1 (unterminated quote, too many tokens).
  */
 static int tokenize(struct parser *p, char *s, struct token *tok)
 {
@@ -245,7 +245,7 @@ static int add_rule(struct parser *p, const struct rule *r)
 /* rule ISA REASON [CONDITION...] -> BUCKET */
 static int do_rule(struct parser *p, const struct token *tok, int n)
 {
-	struct rule r = { .line = p->line };
+	struct rule r = {.line = p->line};
 	int arrow = 0;
 
 	for (int i = 3; i < n; i++)
@@ -328,6 +328,8 @@ static int parse_all(struct parser *p, const char *text, size_t len)
 			return -1;
 		s += n + 1;
 	}
+	if (!p->line)
+		p->line = 1; /* an empty file: its first line lacks the map line */
 	if (!p->m->name)
 		return fail(p, "no 'map NAME' line");
 	if (!p->m->nrules)
@@ -335,10 +337,10 @@ static int parse_all(struct parser *p, const char *text, size_t len)
 	return 0;
 }
 
-struct bucket_map *bucket_map_parse(const char *text, size_t len, const char *origin,
-				    char *errbuf, size_t errlen)
+struct bucket_map *bucket_map_parse(const char *text, size_t len, const char *origin, char *errbuf,
+				    size_t errlen)
 {
-	struct parser p = { .origin = origin ? origin : "map", .err = errbuf, .errlen = errlen };
+	struct parser p = {.origin = origin ? origin : "map", .err = errbuf, .errlen = errlen};
 
 	p.m = xcalloc(1, sizeof(*p.m));
 	p.m->origin = intern(p.origin);
@@ -371,7 +373,7 @@ const char *bucket_map_describe(const struct bucket_map *m)
 /* ---- loading ---------------------------------------------------------- */
 
 static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void set_err(char *errbuf, size_t errlen, const char *fmt, ...)
 {
@@ -394,7 +396,8 @@ struct bucket_map *bucket_map_builtin(const char *name, char *errbuf, size_t err
 			continue;
 		snprintf(origin, sizeof(origin), "builtin:%s", file);
 		return bucket_map_parse(bucket_maps_builtin[i].text,
-					strlen(bucket_maps_builtin[i].text), origin, errbuf, errlen);
+					strlen(bucket_maps_builtin[i].text), origin, errbuf,
+					errlen);
 	}
 	set_err(errbuf, errlen, "no built-in bucket map '%s'", name);
 	return NULL;
@@ -521,7 +524,7 @@ static int check_rule(struct parser *p, const struct rule *r, const struct exit_
 int bucket_map_check(const struct bucket_map *m, const struct exit_types *types, char *errbuf,
 		     size_t errlen)
 {
-	struct parser p = { .origin = m->origin, .err = errbuf, .errlen = errlen };
+	struct parser p = {.origin = m->origin, .err = errbuf, .errlen = errlen};
 
 	for (size_t i = 0; i < m->nrules; i++)
 		if (check_rule(&p, &m->rules[i], types) < 0)
@@ -598,8 +601,8 @@ const char *bucket_map_apply(struct bucket_map *m, const char *isa, const char *
 		memo_grow(m);
 	size_t i = memo_slot(m->memo, m->memo_cap, isa, reason, mask, flags);
 	if (!m->memo[i].reason) {
-		m->memo[i] = (struct memo){ isa, reason, mask, flags,
-					    resolve(m, isa, reason, mask, flags) };
+		m->memo[i] =
+		    (struct memo){isa, reason, mask, flags, resolve(m, isa, reason, mask, flags)};
 		m->memo_used++;
 	}
 	return m->memo[i].name;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <traceevent/event-parse.h>
 #include "buckets.h"
 #include "common.h"
@@ -56,17 +57,29 @@ const char *input_kind_name(enum input_kind k)
 
 /*
  * Sniffs up to 64 KiB: a mailed report may carry a page of prose before its
- * first row. Sets errno: ENOENT etc. from open, ENODATA for an empty file.
+ * first row. Sets errno: ENOENT etc. from open, ENODATA for an empty file,
+ * EISDIR for a directory, EINVAL for anything else that is not a regular
+ * file: inputs are read twice (sniff, then load), which a FIFO or a device
+ * cannot do, and the second open of a FIFO whose writer is gone would wait
+ * forever (tests/e2e/badinput.sh).
  */
 enum input_kind input_detect(const char *path)
 {
 	static char buf[64 * 1024];
 	enum input_kind k = INPUT_UNKNOWN;
 	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return INPUT_UNKNOWN;
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0; /* not a regular file either */
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return INPUT_UNKNOWN;
+	}
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n <= 0) {
@@ -197,14 +210,35 @@ static int load_tracedat(const char *path, struct ctx *c)
 	return ret;
 }
 
+static int text_lost(void *arg, int cpu, long long missed)
+{
+	struct ctx *c = arg;
+
+	pair_lost(c->p);
+	if (missed > 0)
+		c->r->lost += (uint64_t)missed;
+	else
+		c->r->lost_known = false;
+	return 0;
+}
+
+static void text_comm(void *arg, int32_t tid, const char *comm)
+{
+	add_comm(((struct ctx *)arg)->r, tid, comm);
+}
+
 static int load_text(const char *path, struct ctx *c)
 {
+	struct text_ops ops = { .event = on_event, .lost = text_lost, .comm = text_comm, .arg = c };
+	struct text_counts n = { 0 };
 	char e[256];
-	uint64_t nkvm = 0;
 
-	if (text_iterate(path, c->o->types, on_event, c, &nkvm, e, sizeof(e)) < 0)
+	if (text_read(path, c->o->types, &ops, &n, e, sizeof(e)) < 0)
 		return err("'%s': %s", path, e);
-	c->r->lost_known = false;
+	c->r->events += n.events;
+	/* perf script shows losses only when asked to: no LOST lines is no proof of none. */
+	if (!n.lost_reported)
+		c->r->lost_known = false;
 	return 0;
 }
 
@@ -221,6 +255,8 @@ static int no_input(const char *path)
 {
 	if (errno == ENODATA)
 		return err("'%s': empty file", path);
+	if (errno == EINVAL)
+		return err("'%s': not a regular file (a FIFO or device cannot be read)", path);
 	if (errno)
 		return err("cannot open '%s': %s", path, strerror(errno));
 	return err("'%s': not a trace.dat, ftrace/perf text, or PPC timing report", path);

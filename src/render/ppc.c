@@ -31,10 +31,18 @@ static void header(FILE *f, const struct render_meta *m, const char *unit)
 			(unsigned long long)m->backwards);
 }
 
+/* A PPC row's name is one word (readers split on blanks): "Program interruption" -> "Program_interruption". */
+static void name(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ' ' || *s == '\t' ? '_' : *s, f);
+}
+
 static void row(FILE *f, const struct stats_row *r)
 {
-	fprintf(f, "%s count %llu min %.0f max %.0f sum %.0f avg %.4f", r->key.name,
-		(unsigned long long)r->count, r->min, r->max, r->sum, r->avg);
+	name(f, r->key.name);
+	fprintf(f, " count %llu min %.0f max %.0f sum %.0f avg %.4f", (unsigned long long)r->count,
+		r->min, r->max, r->sum, r->avg);
 	/* A summary-only input may not know the spread: say so, never print 0. */
 	if (isnan(r->stddev))
 		fprintf(f, " stddev - %% %.2f\n", r->pct);

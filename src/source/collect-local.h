@@ -103,8 +103,14 @@ static inline int ringpage_next(struct ringpage_cur *c, struct ringpage_rec *r)
 {
 	while (c->off < c->size) {
 		const unsigned char *p = c->data + c->off;
-		uint32_t room = c->size - c->off, h = ringpage_u32(p), tl = h & 31, len;
+		uint32_t room = c->size - c->off, h, tl, len;
 		uint64_t n;
+
+		/* Records are 4-byte aligned: 1-3 bytes left is a corrupt commit (fuzz_fastpath). */
+		if (room < 4)
+			return -1;
+		h = ringpage_u32(p);
+		tl = h & 31;
 
 		if (tl && tl <= 28) { /* the common case: a small data record */
 			n = 4 + (uint64_t)tl * 4;
@@ -166,12 +172,15 @@ struct datfile_layout {
 };
 
 /*
- * Reads the layout of a v6 flyrecord trace.dat in this host's byte order
- * whose options leave timestamps alone (no DATE, OFFSET, TSC2NSEC,
- * TIME_SHIFT, no buffer instances, nothing unknown). Every offset and size
- * is checked against the file size. Returns 0, or -1 when the file is not
- * such a file (or is malformed): read it with libtracecmd then.
+ * Reads the layout of an uncompressed trace.dat (v6, or v7 with compression
+ * "none") in this host's byte order whose options leave timestamps alone (no
+ * DATE, OFFSET, TSC2NSEC, TIME_SHIFT, no buffer instances, nothing unknown).
+ * Every offset and size is checked against the file size. Returns 0;
+ * DATFILE_OTHER when the file is not such a file (read it with libtracecmd);
+ * DATFILE_TRUNCATED when a well-formed header puts CPU data past the end of
+ * the file (libtracecmd 3.1.6 crashes on such a v6 file instead of failing).
  */
+enum { DATFILE_OTHER = -1, DATFILE_TRUNCATED = -2 };
 int datfile_layout(int fd, struct datfile_layout *l);
 void datfile_layout_free(struct datfile_layout *l);
 

@@ -54,6 +54,7 @@ struct thread {
 struct text_decoder {
 	const struct exit_types *types;
 	const struct exit_table *last_exit;
+	bool plugin_names;
 	unsigned new_names;
 	uint64_t new_seen[2 * MAX_NEW_NAMES]; /* hashes of the new names made so far (0: free) */
 	struct binding bind[BIND_SLOTS];
@@ -73,6 +74,11 @@ struct text_decoder *text_decoder_new(const struct exit_types *types)
 void text_decoder_free(struct text_decoder *d)
 {
 	free(d);
+}
+
+void text_decoder_set_plugin_names(struct text_decoder *d, bool on)
+{
+	d->plugin_names = on;
 }
 
 static bool name_eq(const char *table_name, const char *s)
@@ -252,9 +258,13 @@ static bool alias_of(const struct exit_table *t, const struct text_alias *a, con
 	return false;
 }
 
-/* Is the printed name one of t's (alone, through an alias, or followed by t's flags)? */
+/*
+ * Is the printed name one of t's (alone, through an alias, or followed by
+ * t's flags)? An alias says which table and key; the name shown is the
+ * table's when a plugin printed it (plugin), else the printed one.
+ */
 static bool resolve_name(const struct exit_table *t, const struct text_field *rf,
-			 const struct text_alias *aliases, struct resolved *r)
+			 const struct text_alias *aliases, bool plugin, struct resolved *r)
 {
 	char buf[TEXT_MAX_NAME + 1];
 	uint64_t v;
@@ -267,7 +277,8 @@ static bool resolve_name(const struct exit_table *t, const struct text_field *rf
 		return true;
 	if (alias_of(t, aliases, buf, &v)) {
 		exit_table_compose(t, v, 0, 0, &r->key, &r->flags);
-		r->name_len = 0;
+		if (plugin)
+			r->name_len = 0;
 		return true;
 	}
 	strip_flags(t, rf->text, &len, &r->flags);
@@ -277,11 +288,18 @@ static bool resolve_name(const struct exit_table *t, const struct text_field *rf
 	return exit_table_key(t, buf, &r->key) == 0;
 }
 
-/* The table for a reason printed as a number, or a name no table has. */
+/*
+ * The table for a reason printed as a number, or a name no table has: the
+ * one of this thread's last exit, of this event's last printed name, of the
+ * input's last exit; with none of those, the one table that names the
+ * number (an old kernel prints "0x39" for VMX RDRAND, which only VMX names).
+ */
 static const struct exit_table *guess(struct text_decoder *d, const struct binding *b,
-				      const struct exit_table *const *c, size_t nc, int32_t tid)
+				      const struct exit_table *const *c, size_t nc,
+				      const struct text_fields *f, int32_t tid)
 {
-	const struct exit_table *th = thread_of(d, tid)->exit;
+	const struct exit_table *th = thread_of(d, tid)->exit, *named = NULL;
+	unsigned nnamed = 0;
 
 	if (in(c, nc, th))
 		return th;
@@ -289,7 +307,18 @@ static const struct exit_table *guess(struct text_decoder *d, const struct bindi
 		return b->sticky;
 	if (in(c, nc, d->last_exit))
 		return d->last_exit;
-	return c[0];
+	for (size_t i = 0; i < nc; i++) {
+		uint64_t v, sub = 0, key, flags;
+		if (!num_of(f, c[i]->reason_field, &v))
+			continue;
+		num_of(f, c[i]->sub_field, &sub);
+		exit_table_compose(c[i], v, sub, 0, &key, &flags);
+		if (exit_table_name(c[i], key)) {
+			named = c[i];
+			nnamed++;
+		}
+	}
+	return nnamed == 1 ? named : c[0];
 }
 
 /* Candidate tables the printed fields fit: their reason is there, their match does not contradict.
@@ -375,14 +404,15 @@ static int decode_exit(struct text_decoder *d, struct binding *b, const char *fs
 		return -1;
 	for (size_t i = 0; i < nc && !t; i++) {
 		rf = text_field_get(f, c[i]->reason_field);
-		if (rf->text && !rf->has_num && resolve_name(c[i], rf, f->aliases, &r))
+		if (rf->text && !rf->has_num &&
+		    resolve_name(c[i], rf, f->aliases, d->plugin_names, &r))
 			t = c[i];
 	}
 	by_name = t != NULL;
 	if (t)
 		b->sticky = t;
 	else
-		t = guess(d, b, c, nc, ev->tid);
+		t = guess(d, b, c, nc, f, ev->tid);
 	rf = text_field_get(f, t->reason_field);
 	if (!by_name && rf->has_num) {
 		num_of(f, t->sub_field, &sub);

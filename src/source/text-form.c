@@ -196,14 +196,15 @@ static void fix_userspace(const char *payload, struct text_fields *f)
 {
 	struct text_field *r = field_mut(f, "reason", 6), *e = field_mut(f, "errno", 5);
 
-	if (!r || !e || !r->text || !e->has_num)
+	if (!r || !e || !e->has_num)
 		return;
-	if ((r->text_len == 7 && memcmp(r->text, "restart", 7) == 0) ||
-	    (r->text_len == 5 && memcmp(r->text, "error", 5) == 0)) {
+	if (r->text && ((r->text_len == 7 && memcmp(r->text, "restart", 7) == 0) ||
+			(r->text_len == 5 && memcmp(r->text, "error", 5) == 0))) {
 		e->num = 0 - e->num;
 		*r = (struct text_field){.name = r->name, .name_len = r->name_len, .has_num = true};
 		return;
 	}
+	/* errno >= 0: the number is the reason ("reason 0x63 (99)" too) */
 	r->has_num = true;
 	r->num = e->num;
 	e->num = 0;
@@ -237,12 +238,11 @@ static const struct text_form forms[] = {
 	/* arch/x86/kvm/trace.h, v5.14+: "vcpu %u reason %s%s%s rip 0x%lx ..." */
 	KFORM("kvm", "kvm_exit", "vcpu %{vcpu_id:u} reason %{exit_reason:s} rip "),
 	/*
-	 * trace-cmd's kvm plugin, and kernels before v5.14: "reason %s rip 0x%lx
-	 * info ...": not necessarily the kernel's names, so names resolve
-	 * through the tables and the plugin's aliases.
+	 * Kernels before v5.14, and trace-cmd's kvm plugin: "reason %s rip 0x%lx
+	 * info %llx %llx". The same shape; the plugin's names are resolved
+	 * through its aliases (text_decoder_set_plugin_names()).
 	 */
-	{ .system = "kvm", .event = "kvm_exit", .pattern = "reason %{exit_reason:s} rip ",
-	  .aliases = kvm_plugin_aliases },
+	KFORM("kvm", "kvm_exit", "reason %{exit_reason:s} rip ", .aliases = kvm_plugin_aliases),
 	/* kernel "vcpu %u, rip 0x%lx ..." (before v5.14 "vcpu %u"); plugin " vcpu %u rip 0x%llx" */
 	KFORM("kvm", "kvm_entry", "vcpu %{vcpu_id:u}"),
 	/* arch/arm64/kvm/trace_arm.h */
@@ -399,8 +399,7 @@ static size_t literal_len(const char *p)
 	return c ? (size_t)(c - p) : strlen(p);
 }
 
-/* Does literal lit[0, n) start s (a blank in lit matches a run of blanks)? Its length in s, or -1.
- */
+/* Does lit[0, n) start s (a blank in lit matches a run of blanks)? Its length in s, or -1. */
 static long literal_at(const char *s, const char *lit, size_t n)
 {
 	const char *a = s;

@@ -95,6 +95,13 @@ struct text_decoder;
 struct text_decoder *text_decoder_new(const struct exit_types *types);
 void text_decoder_free(struct text_decoder *d);
 /*
+ * The input is trace-cmd report output, whose kvm plugin prints kvm_exit
+ * with its own names: an aliased name is then shown by its table's name. In
+ * other inputs the same shape is an old kernel's own print (its names win,
+ * as the binary decoder shows the format file's names).
+ */
+void text_decoder_set_plugin_names(struct text_decoder *d, bool on);
+/*
  * 1 and ev filled when the line is a KVM exit/entry/detail event the tables
  * know; 0 when it is some other event; -1 when it is a KVM event whose
  * payload did not parse.

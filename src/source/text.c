@@ -172,6 +172,8 @@ static void flavor_of(struct reader *r, const struct text_line *l)
 	else
 		r->c.flavor = TEXT_TRACEFS;
 	r->c.lost_reported = r->c.flavor != TEXT_PERF;
+	/* only trace-cmd report loads libtraceevent's kvm plugin (perf script does not) */
+	text_decoder_set_plugin_names(r->dec, r->c.flavor == TEXT_TRACECMD);
 }
 
 static void event_line(struct reader *r, const struct text_line *l)
@@ -202,7 +204,7 @@ static void one_line(struct reader *r)
 	char *s = r->line;
 	size_t len = r->len;
 
-	r->c.lines++;
+	r->c.nlines++;
 	r->len = 0;
 	while (len && (s[len - 1] == '\r' || is_blank(s[len - 1])))
 		len--;
@@ -249,7 +251,7 @@ static int result(struct reader *r, struct text_counts *c, char *errbuf, size_t 
 
 	if (r->binary) {
 		snprintf(errbuf, errlen, "binary data after line %llu: not ftrace or perf text",
-			 (unsigned long long)r->c.lines);
+			 (unsigned long long)r->c.nlines);
 		ret = -1;
 	} else if (!r->c.events) {
 		snprintf(errbuf, errlen,

@@ -51,26 +51,46 @@ struct tracedat_fast {
 	uint64_t sys_page;
 };
 
-struct tracedat_fast *tracedat_fast_open(const char *path)
+static int check_first_pages(struct tracedat_fast *f, char *errbuf, size_t errlen);
+
+int tracedat_fast_open_checked(const char *path, struct tracedat_fast **out, char *errbuf,
+			       size_t errlen)
 {
 	struct tracedat_fast *f;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
 	long sp = sysconf(_SC_PAGESIZE);
 
+	*out = NULL;
 	if (fd < 0)
-		return NULL;
+		return 0; /* libtracecmd says why */
 	f = xcalloc(1, sizeof(*f));
 	f->fd = fd;
-	if (datfile_layout(fd, &f->l) < 0) {
+	ret = datfile_layout(fd, &f->l);
+	if (ret == DATFILE_TRUNCATED)
+		snprintf(errbuf, errlen, "truncated trace.dat (the CPU data runs past its end)");
+	if (ret < 0) {
 		close(fd);
 		free(f);
-		return NULL;
+		return ret == DATFILE_TRUNCATED ? -1 : 0;
+	}
+	if (check_first_pages(f, errbuf, errlen) < 0) {
+		tracedat_fast_close(f);
+		return -1;
 	}
 	f->sys_page = sp > 0 ? (uint64_t)sp : 4096;
 	f->window = WINDOW / f->l.page_size * f->l.page_size;
 	if (f->window < f->l.page_size)
 		f->window = f->l.page_size;
-	return f;
+	*out = f;
+	return 0;
+}
+
+struct tracedat_fast *tracedat_fast_open(const char *path)
+{
+	struct tracedat_fast *f;
+	char e[160];
+
+	return tracedat_fast_open_checked(path, &f, e, sizeof(e)) < 0 ? NULL : f;
 }
 
 void tracedat_fast_close(struct tracedat_fast *f)
@@ -80,6 +100,40 @@ void tracedat_fast_close(struct tracedat_fast *f)
 	datfile_layout_free(&f->l);
 	close(f->fd);
 	free(f);
+}
+
+/*
+ * libtracecmd reads the first page of every CPU when it opens a file, and
+ * trusts its header: a corrupt commit there makes kbuffer read far past
+ * the page (a crash, not an error). So those pages are checked first.
+ */
+static int check_first_pages(struct tracedat_fast *f, char *errbuf, size_t errlen)
+{
+	unsigned char *page = xmalloc(f->l.page_size);
+	int ret = 0;
+
+	for (int i = 0; i < f->l.ncpus && !ret; i++) {
+		const struct datfile_cpu *cpu = &f->l.cpus[i];
+		size_t len = cpu->size < f->l.page_size ? (size_t)cpu->size : f->l.page_size;
+		struct ringpage_cur cur;
+		struct ringpage_rec rec;
+		int r = 0;
+
+		if (!len)
+			continue;
+		if (pread(f->fd, page, len, (off_t)cpu->offset) != (ssize_t)len ||
+		    ringpage_open(&cur, page, len, f->l.long_size) < 0)
+			r = -1;
+		while (!r && (r = ringpage_next(&cur, &rec)) > 0)
+			;
+		if (r < 0) {
+			snprintf(errbuf, errlen, "corrupt ring-buffer page at file offset %llu (cpu %d)",
+				 (unsigned long long)cpu->offset, i);
+			ret = -1;
+		}
+	}
+	free(page);
+	return ret;
 }
 
 static void unmap(struct fcpu *c)

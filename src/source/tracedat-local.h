@@ -9,10 +9,16 @@
 struct tracedat_fast;
 
 /*
- * NULL when the file is not one the fast path reads (compressed, v7,
- * another byte order, options that move timestamps, malformed header):
- * read it with libtracecmd then.
+ * Opens path for the fast path. Returns 0 with *out set, or with *out NULL
+ * when the file is not one the fast path reads (compressed, v7 with
+ * instances, another byte order, options that move timestamps): read it with
+ * libtracecmd then. Returns -1 with errbuf set when the file is broken in a
+ * way libtracecmd would crash on: CPU data past the end of the file, a
+ * corrupt first page (libtracecmd reads those at open and trusts them).
  */
+int tracedat_fast_open_checked(const char *path, struct tracedat_fast **out, char *errbuf,
+			       size_t errlen);
+/* The same without the reason: NULL for both "not for the fast path" and "broken". */
 struct tracedat_fast *tracedat_fast_open(const char *path);
 /* As tracedat_iterate(); -1 with errbuf set on a corrupt page. */
 int tracedat_fast_iterate(struct tracedat_fast *f, source_record_fn fn, void *arg, char *errbuf,

@@ -23,8 +23,9 @@
 /* The child: quiet, default signal actions, exit 0 only if the open worked. */
 static void probe_child(const char *path, int flags)
 {
-	static const int crash[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	static const int crash[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM };
 	int fd = open("/dev/null", O_RDWR);
+	sigset_t none;
 
 	/* libtracecmd printf()s some of its complaints: not into our report. */
 	if (fd >= 0) {
@@ -33,6 +34,8 @@ static void probe_child(const char *path, int flags)
 	}
 	for (size_t i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
 		signal(crash[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* A hang is as bad as a crash; a real header parses in milliseconds. */
 	alarm(TRACEDAT_PROBE_SECONDS);
 	tracecmd_set_loglevel(TEP_LOG_NONE);

@@ -5,10 +5,11 @@
  * per-CPU streams (and the buffers of `trace-cmd record -B` instances) by
  * timestamp, which pairing needs: a vCPU thread migrates.
  *
- * Uncompressed v6 files (what `record` writes) take a fast path for the
- * records (tracedat-fast.c) that gives the same stream; libtracecmd still
- * opens and checks them and provides the formats. KES_NO_FASTPATH=1 in the
- * environment turns the fast path off (tests compare the two).
+ * Uncompressed files (v6, what `record` writes, and v7 without compression)
+ * take a fast path for the records (tracedat-fast.c) that gives the same
+ * stream; libtracecmd still opens and checks them and provides the formats.
+ * KES_NO_FASTPATH=1 in the environment turns the fast path off (tests
+ * compare the two).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -39,16 +40,26 @@ struct tracedat *tracedat_open(const char *path, char *errbuf, size_t errlen)
 {
 	struct tracedat *td;
 	struct tracecmd_input *h;
+	struct tracedat_fast *fast;
 	const int flags = TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS;
+	char e[200];
 
+	/* Our own header reader first: it names what is wrong with a truncated file. */
+	if (tracedat_fast_open_checked(path, &fast, e, sizeof(e)) < 0) {
+		snprintf(errbuf, errlen, "'%s': %s", path, e);
+		return NULL;
+	}
 	/* libtracecmd prints its own warnings on stderr; we print one line of ours. */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	/* A corrupt header can crash libtracecmd: try it in a child first. */
-	if (tracedat_probe(path, flags, errbuf, errlen) < 0)
+	if (tracedat_probe(path, flags, errbuf, errlen) < 0) {
+		tracedat_fast_close(fast);
 		return NULL;
+	}
 	h = tracecmd_open(path, flags);
 	if (!h) {
 		snprintf(errbuf, errlen, "'%s': not a readable trace.dat (corrupt or truncated)", path);
+		tracedat_fast_close(fast);
 		return NULL;
 	}
 	td = xcalloc(1, sizeof(*td));
@@ -61,9 +72,11 @@ struct tracedat *tracedat_open(const char *path, char *errbuf, size_t errlen)
 		if (b)
 			td->all[td->nall++] = b;
 	}
-	/* Buffer instances would need merging with the top buffer: libtracecmd does it. */
+	/* Buffer instances need merging with the top buffer: libtracecmd does it. */
 	if (td->nall == 1)
-		td->fast = tracedat_fast_open(path);
+		td->fast = fast;
+	else
+		tracedat_fast_close(fast);
 	td->use_fast = td->fast && !fastpath_disabled();
 	return td;
 }

@@ -96,7 +96,8 @@ struct stats_view *stats_view_new(const struct stats_table *t, double unit_ns, c
 	v->sumavg = v->csum ? v->sumsum / (double)v->csum : 0;
 	v->runtime_s = v->sumsum * unit_ns / 1e9;
 	sort_by = sort;
-	qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_rows);
+	if (v->nrows > 1) /* rows is NULL for an empty table: qsort(NULL, 0) is UB */
+		qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_rows);
 	return v;
 }
 

@@ -99,6 +99,8 @@ struct ui_vms {
 };
 
 void ui_vms_free(struct ui_vms *vs);
+/* The traced processes and the threads they have now (a short run may end before a tick). */
+void ui_vms_seed(struct ui_vms *vs, const int32_t *pids, size_t n);
 /* Looks up the tids of t's keys it has not seen yet (/proc/TID/status, once per tid). */
 void ui_vms_learn(struct ui_vms *vs, const struct stats_table *t);
 /* Marks gone threads and VMs; calls gone() for each thread found gone (twice: late events). */
@@ -257,7 +259,8 @@ bool ui_crt_resized(void);
 
 struct ui_header {
 	const char *host;
-	const char *traced; /* "pids 4101,4202", "guest vm1", "all processes" */
+	const char *machine; /* uname -m, the ISA shown for userspace exits */
+	const char *traced;  /* "pids 4101,4202", "guest vm1", "all processes" */
 	bool targets_gone;  /* every traced process has exited */
 };
 
@@ -278,5 +281,26 @@ int ui_log_interval(struct ui_log *lg, const struct ui_live *l, const struct exi
 /* After SIGHUP: reopen the file (log rotation). 0 or -1 with errbuf. */
 int ui_log_reopen(struct ui_log *lg, char *errbuf, size_t errlen);
 void ui_log_free(struct ui_log *lg);
+
+/* ------------------------------------------------------------------------ */
+/* top.c, loop.c: one run of top */
+
+struct ui_top {
+	const struct ui_top_opts *o;
+	struct ui_live *live;
+	struct ui_vms vms;
+	struct ui_header hdr;
+	double t_last; /* when the running interval started (CLOCK_MONOTONIC, s) */
+};
+
+double ui_now(void);
+/* How long to wait for the collector: until deadline, at most one tick (100 ms). */
+int ui_wait_ms(double deadline);
+/* With -p: every traced process has exited. */
+bool ui_top_targets_gone(const struct ui_top *t);
+/* The refresh tick (see top.c). 0 or -1. */
+int ui_top_tick(struct ui_top *t);
+/* The curses view until q or a stop signal. 0 or -1 after err(). */
+int ui_screen_run(struct ui_top *t);
 
 #endif

@@ -232,6 +232,25 @@ static void add_thread(struct ui_vms *vs, int32_t tid)
 	add_vm(vs, t->tgid);
 }
 
+void ui_vms_seed(struct ui_vms *vs, const int32_t *pids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char path[64];
+		struct dirent *de;
+		DIR *d;
+
+		add_vm(vs, pids[i]);
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pids[i]);
+		d = opendir(path);
+		if (!d)
+			continue;
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.')
+				add_thread(vs, (int32_t)atoi(de->d_name));
+		closedir(d);
+	}
+}
+
 static void learn_one(const struct stats_key *k, const struct stats_acc *a, void *arg)
 {
 	struct ui_vms *vs = arg;

@@ -12,6 +12,10 @@
 # /dev/kvm and trace-cmd, on a run recorded here and now.
 . "$(dirname "$0")/lib.sh"
 FIX=tests/fixtures/text
+# libtraceevent 1.7.1 leaks 2 bytes parsing some formats (trace.dat reading):
+# not ours; without this an ASan build of kvm-exitstat fails every report.
+echo "leak:libtraceevent.so" >"$TMP/lsan.supp"
+export LSAN_OPTIONS="suppressions=$TMP/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 # csv FILE: per-thread rows sorted by name, times in ns
 csv() { "$KES" report -i "$1" --format csv -u ns --per-vcpu -s name 2>&1; }

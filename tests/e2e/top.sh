@@ -1,0 +1,215 @@
+#!/bin/sh
+# top: the live view under tmux (keys change what is shown, the terminal is
+# given back after q and after SIGTERM, no instance is left behind), and the
+# --once and --log outputs, all checked against exitgen's own counts. A
+# second VM (the decoy) runs all along: the pid filters must keep it out.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tools/record-helpers.sh"
+need_kvm
+command -v tmux >/dev/null 2>&1 || skip "needs tmux (apt-get install tmux)"
+case $KES in /*) ;; *) KES=$PWD/$KES ;; esac
+S=kes-top-$$
+trap 'tmux kill-session -t $S 2>/dev/null; stop_decoy; rm -rf "$TMP"' EXIT
+
+# start_top ARGS...: top in a tmux pane; the pane records stty -a before and
+# after it, and its exit status, in $TMP.
+start_top() {
+	rm -f "$TMP/rc" "$TMP/top.pid" "$TMP/stty.before" "$TMP/stty.after"
+	cat >"$TMP/run.sh" <<EOF
+stty -a >"$TMP/stty.before"
+sh -c 'echo \$\$ >"$TMP/top.pid"; exec "\$@"' sh "$KES" top "\$@" 2>"$TMP/top.err"
+echo \$? >"$TMP/rc"
+stty -a >"$TMP/stty.after"
+sleep 600
+EOF
+	tmux kill-session -t $S 2>/dev/null
+	tmux new-session -d -s $S -x 160 -y 45 "sh $TMP/run.sh $*"
+	wait_file "$TMP/top.pid"
+	TOP=$(cat "$TMP/top.pid")
+}
+wait_file() {
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+}
+pane() { tmux capture-pane -t $S -p >"$TMP/pane"; }
+keys() { tmux send-keys -t $S "$@"; }
+# until COMMAND succeeds on a fresh capture (at most 20 s); the last capture stays in $TMP/pane
+until_pane() {
+	i=0
+	while [ $i -lt 100 ]; do
+		pane
+		"$@" && return 0
+		sleep 0.2
+		i=$((i + 1))
+	done
+	return 1
+}
+# col NAME N [FILE]: field N of the row whose first word is NAME
+col() { awk -v n="$1" -v c="$2" '$1 == n { print $c; exit }' "${3:-$TMP/pane}"; }
+row_is() { [ "$(col "$1" 2)" = "$2" ]; }
+has() { grep -q -- "$1" "$TMP/pane"; }
+# The reason rows' field N, in screen order, as microseconds.
+column_us() {
+	awk -v c="$1" '/^REASON/ { on = 1; next } /^Total/ { on = 0 } on && NF > 5 {
+		v = $c; m = 1
+		if (v ~ /ms$/) { m = 1000; sub(/ms$/, "", v) } else if (v ~ /s$/) { m = 1e6; sub(/s$/, "", v) }
+		print v * m }' "$TMP/pane"
+}
+descending() { column_us "$1" | awk 'NR > 1 && $1 > prev { bad = 1 } { prev = $1 } END { exit bad }'; }
+# Every kvm-exitstat instance left has a live owner (ours end with their run).
+no_stale() {
+	for d in /sys/kernel/tracing/instances/kvm-exitstat-*; do
+		[ -d "$d" ] || continue
+		kill -0 "${d##*-}" 2>/dev/null || return 1
+	done
+	return 0
+}
+instance_gone() { [ ! -d "/sys/kernel/tracing/instances/kvm-exitstat-$1" ]; }
+top_done() { wait_file "$TMP/rc"; [ -s "$TMP/rc" ]; }
+
+start_decoy
+D=$DECOY
+"$EXITGEN" --io 3000 --mmio 1000 --hlt 200 --vcpus 2 --start-delay 1500 >"$TMP/eg.out" 2>&1 &
+E=$!
+wait_line "$TMP/eg.out" '^exitgen: pid'
+start_top -p "$E,$D" -d 0.5
+check "top shows its header" until_pane has "kvm-exitstat top"
+wait $E
+eq "exitgen exit status" "$?" 0
+IO=$(eg_total KVM_EXIT_IO "$TMP/eg.out")
+MMIO=$(eg_total KVM_EXIT_MMIO "$TMP/eg.out")
+HLT=$(eg_total KVM_EXIT_HLT "$TMP/eg.out")
+
+# The pid filter key: only the workload's VM; totals exact once it has ended.
+keys p "$E" Enter
+check "p $E: KVM_EXIT_IO total" until_pane row_is KVM_EXIT_IO "$IO"
+eq "p $E: KVM_EXIT_MMIO total" "$(col KVM_EXIT_MMIO 2)" "$MMIO"
+eq "p $E: KVM_EXIT_HLT total" "$(col KVM_EXIT_HLT 2)" "$HLT"
+eq "p $E: Total" "$(col Total 2)" $((IO + MMIO + HLT))
+check "header: two VMs traced" has "VMs 2"
+check "header says which exits are shown" has "exits: "
+eq "sorted by total: first row" "$(awk '/^REASON/ { getline; print $1 }' "$TMP/pane")" KVM_EXIT_IO
+
+# Sort keys.
+keys M
+check "M: sort by Max" until_pane has "sort Max"
+check "M: MAX column descending" descending 7
+keys A
+check "A: sort by Avg" until_pane has "sort Avg"
+check "A: AVG column descending" descending 5
+keys T
+check "T: sort by Total" until_pane has "sort Total"
+check "T: TOTAL column descending" descending 2
+
+# Regex filter on reasons.
+keys f HLT Enter
+check "f HLT: only KVM_EXIT_HLT" until_pane has "regex /HLT/"
+eq "f HLT: KVM_EXIT_IO hidden" "$(col KVM_EXIT_IO 2)" ""
+eq "f HLT: Total is the HLT exits" "$(col Total 2)" "$HLT"
+
+# Drill-down of the selected (first) reason: per vCPU thread and per port.
+keys c p "$E" Enter
+check "back to all reasons of $E" until_pane row_is KVM_EXIT_MMIO "$MMIO"
+keys x
+check "x: drill-down by vCPU thread" until_pane has "KVM_EXIT_IO by vCPU thread"
+for t in $(awk '/^vcpu/ { print $4 }' "$TMP/eg.out"); do
+	want=$(field KVM_EXIT_IO "$(awk -v t="$t" '/^vcpu/ && $4 == t' "$TMP/eg.out")")
+	got=$(awk -v t="$t" '$1 == "tid" && $2 == t { for (i = 3; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }' "$TMP/pane")
+	eq "x: KVM_EXIT_IO of vCPU thread $t" "$got" "$want"
+done
+eq "x: sub-key port 0x80 (the workload's out)" "$(awk '$1 == "port" && $2 == "0x80" { print $3 }' "$TMP/pane")" \
+	$((IO - 2))
+eq "x: sub-key port 0xf4 (the done exits)" "$(awk '$1 == "port" && $2 == "0xf4" { print $3 }' "$TMP/pane")" 2
+keys x
+check "x again: back to the reasons" until_pane has "^REASON"
+
+# Per-VM breakdown, both VMs (no filter).
+keys c b
+check "b: per-VM rows" until_pane has "^VM "
+eq "b: the workload's VM" "$(col "exitgen[$E]" 2)" $((IO + MMIO + HLT))
+check "b: the other VM is a row too" test -n "$(col "exitgen[$D]" 2)"
+keys b
+
+# Reset: the finished workload's exits are gone.
+keys p "$E" Enter r
+check "r: counters reset" until_pane has "No exits seen yet"
+
+keys q
+check "q: top ended" top_done
+eq "q: exit status" "$(cat "$TMP/rc")" 0
+check "q: terminal settings restored" cmp -s "$TMP/stty.before" "$TMP/stty.after"
+check "q: instance removed" instance_gone "$TOP"
+check "q: nothing on stderr" test ! -s "$TMP/top.err"
+
+# SIGTERM while drawing.
+start_top -p "$D" -d 0.3
+check "SIGTERM run shows the other VM" until_pane has KVM_EXIT_IO
+kill -TERM "$TOP"
+check "SIGTERM: top ended" top_done
+eq "SIGTERM: exit status" "$(cat "$TMP/rc")" 0
+check "SIGTERM: terminal settings restored" cmp -s "$TMP/stty.before" "$TMP/stty.after"
+check "SIGTERM: instance removed" instance_gone "$TOP"
+tmux kill-session -t $S
+
+# --once: one table, checked against exitgen; it ends when the traced VM does.
+"$EXITGEN" --io 2000 --mmio 700 --hlt 100 --vcpus 2 --start-delay 1000 >"$TMP/eg2.out" 2>&1 &
+E2=$!
+wait_line "$TMP/eg2.out" '^exitgen: pid'
+timeout 60 "$KES" top --once -d 30 -p "$E2" >"$TMP/once.out" 2>"$TMP/once.err"
+eq "--once exit status" "$?" 0
+wait $E2
+for r in KVM_EXIT_IO KVM_EXIT_MMIO KVM_EXIT_HLT; do
+	eq "--once: $r" "$(col $r 2 "$TMP/once.out")" "$(eg_total $r "$TMP/eg2.out")"
+done
+check "--once: the VM is named" grep -q "exitgen\[$E2\]" "$TMP/once.out"
+check "--once: no instance left" no_stale
+
+# --log -c: one CSV line per interval; the columns add up to exitgen's counts.
+"$EXITGEN" --io 3000 --mmio 500 --hlt 50 --vcpus 2 --start-delay 800 >"$TMP/eg3.out" 2>&1 &
+E3=$!
+wait_line "$TMP/eg3.out" '^exitgen: pid'
+timeout 60 "$KES" top -l -c -d 0.2 -p "$E3" >"$TMP/log.csv" 2>"$TMP/log.err"
+eq "--log -c exit status (ends with the VM)" "$?" 0
+wait $E3
+check "--log -c: CSV header first" grep -q '^timestamp,.*KVM_EXIT_IO' "$TMP/log.csv"
+csv_sum() { # COLUMN FILE...: sum of a column over the data lines
+	n=$1
+	shift
+	awk -F, -v n="$n" 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { s += $c } END { print s + 0 }' "$@"
+}
+for r in KVM_EXIT_IO KVM_EXIT_MMIO KVM_EXIT_HLT; do
+	eq "--log -c: $r summed" "$(csv_sum $r "$TMP/log.csv")" "$(eg_total $r "$TMP/eg3.out")"
+done
+check "--log -c: more than one interval" test "$(wc -l <"$TMP/log.csv")" -gt 2
+check "--log: no instance left" no_stale
+
+# -L FILE: appended, reopened on SIGHUP (log rotation); nothing lost across.
+"$EXITGEN" --io 20000 --vcpus 1 --seconds 3 --start-delay 500 >"$TMP/eg4.out" 2>&1 &
+E4=$!
+wait_line "$TMP/eg4.out" '^exitgen: pid'
+"$KES" top -L "$TMP/f.csv" -c -d 0.2 -p "$E4" 2>"$TMP/L.err" &
+T=$!
+i=0
+while [ "$(cat "$TMP/f.csv" 2>/dev/null | wc -l)" -lt 3 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+mv "$TMP/f.csv" "$TMP/f1.csv"
+kill -HUP $T
+wait $T
+eq "-L: exit status after SIGHUP" "$?" 0
+wait $E4
+check "-L: the reopened file starts with the header" grep -q '^timestamp,' "$TMP/f.csv"
+check "-L: instance removed" instance_gone "$T"
+eq "-L: KVM_EXIT_IO over both files" "$(csv_sum KVM_EXIT_IO "$TMP/f1.csv" "$TMP/f.csv")" \
+	"$(eg_total KVM_EXIT_IO "$TMP/eg4.out")"
+
+# Options.
+"$KES" top -g no-such-vm-$$ --once >/dev/null 2>"$TMP/g.err"
+eq "-g of no VM: exit status" "$?" 1
+check "-g of no VM: message" grep -q "no VM named 'no-such-vm-$$'" "$TMP/g.err"
+"$KES" top -f help >"$TMP/fh"
+check "-f help lists the userspace reasons" grep -q KVM_EXIT_MMIO "$TMP/fh"
+"$KES" top -c >/dev/null 2>&1
+eq "-c without -l: usage error" "$?" 2
+"$KES" top --once >/dev/null 2>&1 </dev/null
+check "--once needs no terminal" test $? -eq 0
+check "no kvm-exitstat instance is left behind" no_stale
+summary

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Timing bucket maps: the parser (and its errors, with line numbers), rule
+ * semantics, the shipped maps against the shipped exit tables, a user's map
+ * read at run time, and one trace.dat fixture per ISA whose buckets were
+ * computed by hand (tests/fixtures/buckets/ISA.expect): whole run, per
+ * thread, per-vCPU tables summing exactly to the whole.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+#include "harness.h"
+#include "buckets.h"
+#include "collect.h"
+#include "common.h"
+#include "pipeline.h"
+
+#define FIXTURES "tests/fixtures/buckets/"
+
+static char tmpdir[] = "/tmp/kes-buckets-XXXXXX";
+static struct exit_types types;
+
+static const char *tmp(const char *name)
+{
+	static char buf[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", tmpdir, name);
+	return buf[i];
+}
+
+static struct bucket_map *parse(const char *text, char *e, size_t elen)
+{
+	return bucket_map_parse(text, strlen(text), "t.map", e, elen);
+}
+
+static const char *apply(struct bucket_map *m, const char *isa, const char *reason, uint32_t mask,
+			 uint32_t flags)
+{
+	struct pair_details d = {.mask = mask, .flags = flags};
+
+	return bucket_map_apply(m, intern(isa), intern(reason), &d);
+}
+
+#define BIT(k) (1u << (k))
+
+static void test_errors(void)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+	    {"", "t.map:1: no 'map NAME' line"},
+	    {"# only a comment\n", "t.map:1: no 'map NAME' line"},
+	    {"map a\n", "t.map:1: map 'a' has no rule"},
+	    {"rule * * -> X\n", "t.map:1: 'rule' before 'map NAME'"},
+	    {"map a\nmap b\n", "t.map:2: a second 'map' line"},
+	    {"map a\n\nrul * * -> X\n", "t.map:3: unknown directive 'rul'"},
+	    {"map a\nrule * * X\n", "t.map:2: want 'rule ISA REASON [CONDITION...] -> BUCKET'"},
+	    {"map a\nrule * * -> X Y\n", "t.map:2: want 'rule"},
+	    {"map a\nrule * -> X\n", "t.map:2: want 'rule"},
+	    {"map a\nrule * * mmoi -> X\n", "t.map:2: unknown detail 'mmoi' (want mmio, pio,"},
+	    {"map a\nrule * * page_fault/write -> X\n",
+	     "t.map:2: detail page_fault has no flag 'write' (it has 'fetch')"},
+	    {"map a\nrule * * hypercall/x -> X\n", "t.map:2: detail hypercall has no flag"},
+	    {"map a\nrule * * !mmio/write -> X\n", "t.map:2: '!mmio/write': a flag needs"},
+	    {"map a\nrule * * mmio !mmio -> X\n", "t.map:2: a detail both seen and not seen"},
+	    {"map a\nrule * \"Wait state -> X\n", "t.map:2: unterminated quote"},
+	    {"map a\nrule * * -> TIMEINGUEST\n", "t.map:2: bucket TIMEINGUEST is the time"},
+	    {"map a\nrule * * -> \"A B\"\n", "t.map:2: bad bucket 'A B'"},
+	    {"map a\nrule * * -> X\ndescribe x\ndescribe y\n", "t.map:4: a second 'describe'"},
+	    {"map a\nrule * * a b c d e f g h i j k l m n -> X\n", "t.map:2: too many words"},
+	};
+	char e[256];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		e[0] = '\0';
+		struct bucket_map *m = parse(cases[i].text, e, sizeof(e));
+		CHECK(!m, "case %zu parsed", i);
+		CHECK(!strncmp(e, cases[i].want, strlen(cases[i].want)),
+		      "case %zu: got '%s' want '%s'", i, e, cases[i].want);
+		bucket_map_free(m);
+	}
+	/* A long line and a NUL byte, with their line numbers. */
+	char big[1200 + 32];
+	snprintf(big, sizeof(big), "map a\n#%01200d\n", 0);
+	CHECK(!parse(big, e, sizeof(e)) && strstr(e, "t.map:2: line longer than 1024"), "%s", e);
+	static const char nul[] = "map a\nrule * * -> X\nru\0le\n";
+	CHECK(!bucket_map_parse(nul, sizeof(nul) - 1, "t.map", e, sizeof(e)) &&
+		  !strcmp(e, "t.map:3: NUL byte in a map file"),
+	      "%s", e);
+}
+
+static void test_rules(void)
+{
+	static const char text[] = "map t # comment\n"
+				   "describe a  test\n"
+				   "rule userspace KVM_EXIT_HLT -> HALT\n"
+				   "rule x86_vmx * mmio -> MMIO\n"
+				   "rule * * page_fault/fetch -> ITLB # any isa\n"
+				   "rule * * page_fault/!fetch -> DTLB\n"
+				   "rule x86_vmx IO_INSTRUCTION emulate !pio -> EMUL_ONLY\n"
+				   "rule x86_vmx IO_INSTRUCTION emulate -> EMULINST\n"
+				   "rule x86_vmx MSR_* -> MSR\n"
+				   "rule s390 \"Wait state\" -> HALT\n"
+				   "rule s390 \"W*\" -> LITERAL_STAR\n"
+				   "rule x86_vmx HLT -> =\n";
+	char e[256];
+	struct bucket_map *m = parse(text, e, sizeof(e));
+
+	CHECK(m, "parse: %s", e);
+	if (!m)
+		return;
+	CHECK_STR(bucket_map_name(m), "t");
+	CHECK_STR(bucket_map_describe(m), "a test");
+	CHECK_STR(apply(m, "userspace", "KVM_EXIT_HLT", BIT(KES_D_EMULATE), 0), "HALT");
+	/* isa must match: the same reason name elsewhere is another exit */
+	CHECK_STR(apply(m, "x86_svm", "KVM_EXIT_HLT", 0, 0), "OTHER(KVM_EXIT_HLT)");
+	/* first match wins: mmio before the page fault rules */
+	CHECK_STR(
+	    apply(m, "x86_vmx", "EPT_VIOLATION", BIT(KES_D_MMIO) | BIT(KES_D_PF), BIT(KES_D_PF)),
+	    "MMIO");
+	CHECK_STR(apply(m, "x86_vmx", "EPT_VIOLATION", BIT(KES_D_PF), BIT(KES_D_PF)), "ITLB");
+	CHECK_STR(apply(m, "arm64", "TRAP_DABT_LOW", BIT(KES_D_PF), 0), "DTLB");
+	/* a flag of another kind does not count as the fault's */
+	CHECK_STR(apply(m, "arm64", "X", BIT(KES_D_PF) | BIT(KES_D_MMIO), BIT(KES_D_MMIO)), "DTLB");
+	/* !fetch needs the fault seen */
+	CHECK_STR(apply(m, "arm64", "X", 0, 0), "OTHER(X)");
+	CHECK_STR(apply(m, "x86_vmx", "IO_INSTRUCTION", BIT(KES_D_EMULATE), 0), "EMUL_ONLY");
+	CHECK_STR(apply(m, "x86_vmx", "IO_INSTRUCTION", BIT(KES_D_EMULATE) | BIT(KES_D_PIO), 0),
+		  "EMULINST");
+	CHECK_STR(apply(m, "x86_vmx", "IO_INSTRUCTION", BIT(KES_D_PIO), 0),
+		  "OTHER(IO_INSTRUCTION)");
+	CHECK_STR(apply(m, "x86_vmx", "MSR_READ", 0, 0), "MSR");
+	CHECK_STR(apply(m, "x86_vmx", "MSR_WRITE", BIT(KES_D_MSR), BIT(KES_D_MSR)), "MSR");
+	CHECK_STR(apply(m, "s390", "Wait state", 0, 0), "HALT");
+	CHECK_STR(apply(m, "s390", "W*", 0, 0), "LITERAL_STAR"); /* quoted: not a pattern */
+	CHECK_STR(apply(m, "s390", "Wx", 0, 0), "OTHER(Wx)");
+	CHECK_STR(apply(m, "x86_vmx", "HLT", 0, 0), "HLT"); /* '=' keeps the exit's name */
+	/* flags without their kind's mask bit are ignored (pair/ never sets them) */
+	CHECK_STR(apply(m, "arm64", "X", BIT(KES_D_PF), BIT(KES_D_PF) | BIT(KES_D_MMIO)), "ITLB");
+	/* memoized: the same pointer every time, also after the memo grew */
+	const char *first = apply(m, "x86_vmx", "MSR_READ", 0, 0);
+	char name[32];
+	for (int i = 0; i < 500; i++) {
+		snprintf(name, sizeof(name), "R%d", i);
+		apply(m, "riscv", name, (uint32_t)i & 0x3e, 0);
+	}
+	CHECK(apply(m, "x86_vmx", "MSR_READ", 0, 0) == first, "memo");
+	CHECK_STR(apply(m, "riscv", "R499", 499 & 0x3e, 0), "OTHER(R499)");
+	CHECK(bucket_namer(m, intern("s390"), intern("Wait state"), NULL) == intern("HALT"),
+	      "namer");
+	bucket_map_free(m);
+}
+
+static void test_check(void)
+{
+	static const struct {
+		const char *text, *want; /* want NULL: passes */
+	} cases[] = {
+	    {"map a\nrule x86_vmx HLT -> H\nrule * KVM_EXIT_IO -> I\nrule * * -> =\n", NULL},
+	    {"map a\nrule s390 \"Wait state\" -> H\nrule userspace restart -> S\n", NULL},
+	    {"map a\nrule x86_svm vmgexit_* -> H\nrule arm64 TRAP_* -> T\n", NULL},
+	    {"map a\nrule x86_vmx HLT -> H\nrule x86_vmx HLTT -> H\n",
+	     "t.map:3: x86_vmx has no exit named 'HLTT'"},
+	    {"map a\nrule x86vmx HLT -> H\n", "t.map:2: no exit table 'x86vmx'"},
+	    {"map a\nrule ppc_timing MMIO -> H\n", "t.map:2: no exit table 'ppc_timing'"},
+	    {"map a\nrule * NO_SUCH_EXIT -> H\n",
+	     "t.map:2: no exit table has an exit named 'NO_SUCH_EXIT'"},
+	    {"map a\nrule arm64 XTRAP_* -> H\n", "t.map:2: arm64 has no exit named 'XTRAP_*'"},
+	};
+	char e[256];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct bucket_map *m = parse(cases[i].text, e, sizeof(e));
+		CHECK(m, "case %zu: %s", i, e);
+		if (!m)
+			continue;
+		e[0] = '\0';
+		int rc = bucket_map_check(m, &types, e, sizeof(e));
+		if (cases[i].want)
+			CHECK(rc < 0 && !strcmp(e, cases[i].want), "case %zu: got '%s' want '%s'",
+			      i, e, cases[i].want);
+		else
+			CHECK(rc == 0, "case %zu: %s", i, e);
+		bucket_map_free(m);
+	}
+}
+
+static void test_shipped(void)
+{
+	char e[512];
+	bool have_ppc = false, have_native = false;
+
+	CHECK(bucket_maps_builtin_n >= 2, "built-in maps: %zu", bucket_maps_builtin_n);
+	for (size_t i = 0; i < bucket_maps_builtin_n; i++) {
+		const char *f = bucket_maps_builtin[i].file;
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)(strlen(f) - 4), f);
+		struct bucket_map *m = bucket_map_builtin(name, e, sizeof(e));
+		CHECK(m, "%s: %s", f, e);
+		if (!m)
+			continue;
+		CHECK_STR(bucket_map_name(m), name);
+		CHECK(bucket_map_check(m, &types, e, sizeof(e)) == 0, "%s: %s", f, e);
+		have_ppc |= !strcmp(name, "ppc");
+		have_native |= !strcmp(name, "native");
+		bucket_map_free(m);
+	}
+	CHECK(have_ppc && have_native, "ppc and native are built in");
+	struct bucket_map *m = bucket_map_open("native", e, sizeof(e));
+	CHECK(m && !strcmp(apply(m, "s390", "Wait state", 0, 0), "Wait state"), "native: %s", e);
+	bucket_map_free(m);
+	m = bucket_map_open("ppc", e, sizeof(e));
+	CHECK(m && !strcmp(apply(m, "userspace", "KVM_EXIT_IO", BIT(KES_D_EMULATE), 0), "EMULINST"),
+	      "ppc");
+	bucket_map_free(m);
+}
+
+/* A map read at run time, by path; and what an unknown name says. */
+static void test_user_file(void)
+{
+	char e[512];
+	const char *path = tmp("my.map");
+	FILE *f = fopen(path, "w");
+
+	fputs("map mine\nrule userspace KVM_EXIT_IO pio/write -> OUT\nrule * * -> REST\n", f);
+	fclose(f);
+	struct bucket_map *m = bucket_map_open(path, e, sizeof(e));
+	CHECK(m, "%s", e);
+	if (m) {
+		CHECK_STR(bucket_map_name(m), "mine");
+		CHECK_STR(apply(m, "userspace", "KVM_EXIT_IO", BIT(KES_D_PIO), BIT(KES_D_PIO)),
+			  "OUT");
+		CHECK_STR(apply(m, "userspace", "KVM_EXIT_IO", BIT(KES_D_PIO), 0), "REST");
+	}
+	bucket_map_free(m);
+	f = fopen(path, "w");
+	fputs("map mine\n\nrule * * -> REST\nrule * * bogus -> X\n", f);
+	fclose(f);
+	char want[600];
+	snprintf(want, sizeof(want), "%s:4: unknown detail 'bogus'", path);
+	CHECK(!bucket_map_open(path, e, sizeof(e)) && !strncmp(e, want, strlen(want)), "%s", e);
+	CHECK(!bucket_map_open("ppcc", e, sizeof(e)) && strstr(e, "'ppcc'") &&
+		  strstr(e, "native") && strstr(e, "ppc"),
+	      "%s", e);
+	CHECK(!bucket_map_open(tmp("missing.map"), e, sizeof(e)) &&
+		  strstr(e, "No such file or directory"),
+	      "%s", e);
+}
+
+/* ---- fixtures ---------------------------------------------------------- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = xcalloc(1, 1 << 16);
+
+	if (f) {
+		size_t n = fread(buf, 1, (1 << 16) - 1, f);
+		buf[n] = '\0';
+		fclose(f);
+	}
+	return buf;
+}
+
+/* "# formats: SPEC..." in the events file: what datfixture_build() needs. */
+static size_t format_specs(char *text, const char **specs, size_t max)
+{
+	char *s = strstr(text, "# formats: ");
+	size_t n = 0;
+
+	if (!s)
+		return 0;
+	s += strlen("# formats: ");
+	s[strcspn(s, "\n")] = '\0';
+	for (char *tok = strtok(s, " "); tok && n < max; tok = strtok(NULL, " "))
+		specs[n++] = xstrdup(tok);
+	return n;
+}
+
+static bool load(const char *isa, struct bucket_map *m, struct input_result *r)
+{
+	char path[256], e[512];
+	const char *specs[8];
+
+	snprintf(path, sizeof(path), FIXTURES "%s.events", isa);
+	char *text = slurp(path);
+	char *copy = xstrdup(text);
+	size_t n = format_specs(copy, specs, ARRAY_SIZE(specs));
+	const char *dat = tmp("fixture.dat");
+	int rc = datfixture_build(dat, specs, n, text, e, sizeof(e));
+	CHECK(n && rc == 0, "%s: %s", isa, n ? e : "no '# formats:' line");
+	for (size_t i = 0; i < n; i++)
+		free((char *)specs[i]);
+	free(copy);
+	free(text);
+	struct input_opts o = {.types = &types, .vcpu = -1, .buckets = m};
+	input_result_init(r);
+	return rc == 0 && input_load(dat, &o, r) == 0;
+}
+
+struct tally {
+	uint64_t count, untimed, sum;
+};
+
+static void add_row(const struct stats_key *k, const struct stats_acc *a, void *arg)
+{
+	struct tally *t = arg;
+
+	t->count += a->count;
+	t->untimed += a->untimed;
+	t->sum += a->sum;
+}
+
+/* Every expect line holds; and the whole run has no bucket the file omits. */
+struct expect_ctx {
+	const char *isa;
+	char *text;
+};
+
+static void listed(const struct stats_key *k, const struct stats_acc *a, void *arg)
+{
+	struct expect_ctx *c = arg;
+	char name[128], tid[16];
+	bool found = false;
+
+	for (char *s = c->text; s && *s && !found; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
+		found = sscanf(s, "%127s %15s", name, tid) == 2 && !strcmp(name, k->name) &&
+			!strcmp(tid, "*");
+	CHECK(found, "%s: bucket %s has no 'tid *' line in the .expect file", c->isa, k->name);
+}
+
+static void check_expect(const char *isa, const struct stats_table *t)
+{
+	char path[256], name[128], tid[16];
+	unsigned long long count, untimed, sum;
+	struct stats_table *whole = stats_table_rollup(t, 0);
+	struct stats_table *by_tid = stats_table_rollup(t, STATS_BY_TID);
+	int lines = 0;
+
+	snprintf(path, sizeof(path), FIXTURES "%s.expect", isa);
+	char *text = slurp(path);
+	for (char *s = text; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+		if (*s == '#' || *s == '\n')
+			continue;
+		if (sscanf(s, "%127s %15s %llu %llu %llu", name, tid, &count, &untimed, &sum) !=
+		    5) {
+			CHECK(0, "%s: bad expect line '%.40s'", isa, s);
+			continue;
+		}
+		lines++;
+		bool all = !strcmp(tid, "*");
+		struct stats_key k = {
+		    .name = intern(name), .tid = all ? -1 : atoi(tid), .vcpu = -1};
+		const struct stats_acc *a = stats_table_find(all ? whole : by_tid, &k);
+		CHECK(a && a->count == count && a->untimed == untimed && a->sum == sum,
+		      "%s: %s tid %s: got %llu %llu %llu want %llu %llu %llu", isa, name, tid,
+		      a ? (unsigned long long)a->count : 0, a ? (unsigned long long)a->untimed : 0,
+		      a ? (unsigned long long)a->sum : 0, count, untimed, sum);
+	}
+	CHECK(lines > 0, "%s: empty expect file", isa);
+	struct expect_ctx c = {isa, text};
+	stats_table_foreach(whole, listed, &c);
+	free(text);
+	stats_table_free(whole);
+	stats_table_free(by_tid);
+}
+
+/* --per-vcpu: the tables of the vCPU threads add up to the whole, exactly. */
+static void check_split(const char *isa, const struct stats_table *t)
+{
+	struct stats_group *g = NULL;
+	size_t ng = stats_table_split(t, &g);
+	struct stats_table *whole = stats_table_rollup(t, 0);
+	struct stats_table *sum = stats_table_new();
+
+	CHECK(ng >= 2, "%s: %zu vCPU groups", isa, ng);
+	for (size_t i = 0; i < ng; i++)
+		stats_table_merge(sum, g[i].t);
+	CHECK(stats_table_size(sum) == stats_table_size(whole), "%s: rows", isa);
+	struct tally a = {0}, b = {0};
+	stats_table_foreach(sum, add_row, &a);
+	stats_table_foreach(whole, add_row, &b);
+	CHECK(a.count == b.count && a.untimed == b.untimed && a.sum == b.sum,
+	      "%s: per-vCPU sums %llu/%llu/%llu, whole %llu/%llu/%llu", isa,
+	      (unsigned long long)a.count, (unsigned long long)a.untimed, (unsigned long long)a.sum,
+	      (unsigned long long)b.count, (unsigned long long)b.untimed,
+	      (unsigned long long)b.sum);
+	stats_groups_free(g, ng);
+	stats_table_free(whole);
+	stats_table_free(sum);
+}
+
+static void test_fixture(const char *isa)
+{
+	char e[512];
+	struct bucket_map *ppc = bucket_map_builtin("ppc", e, sizeof(e));
+	struct bucket_map *native = bucket_map_builtin("native", e, sizeof(e));
+	struct input_result r, n;
+	const char *note;
+
+	if (load(isa, ppc, &r)) {
+		const struct stats_table *t = input_main_table(&r, &note);
+		CHECK(!strcmp(isa, "userspace") ? t == r.uexits : t == r.exits, "%s: table", isa);
+		check_expect(isa, t);
+		check_split(isa, t);
+		/* A map moves exits between rows; it never adds or drops one. */
+		if (load(isa, native, &n)) {
+			struct tally a = {0}, b = {0};
+			stats_table_foreach(t, add_row, &a);
+			stats_table_foreach(input_main_table(&n, &note), add_row, &b);
+			CHECK(a.count == b.count && a.untimed == b.untimed && a.sum == b.sum,
+			      "%s: ppc and native totals", isa);
+		}
+		input_result_free(&n);
+	}
+	input_result_free(&r);
+	bucket_map_free(ppc);
+	bucket_map_free(native);
+}
+
+int main(void)
+{
+	static const char *const isas[] = {"x86_vmx",	    "x86_svm",	     "userspace",
+					   "arm64",	    "riscv",	     "s390",
+					   "ppc_book3s_hv", "ppc_book3s_pr", "ppc_booke"};
+	char e[512];
+
+	if (!mkdtemp(tmpdir) || exit_types_load_builtin(&types, e, sizeof(e)) < 0) {
+		fprintf(stderr, "setup: %s\n", e);
+		return 1;
+	}
+	test_errors();
+	test_rules();
+	test_check();
+	test_shipped();
+	test_user_file();
+	for (size_t i = 0; i < ARRAY_SIZE(isas); i++)
+		test_fixture(isas[i]);
+	exit_types_free(&types);
+	unlink(tmp("my.map"));
+	unlink(tmp("fixture.dat"));
+	rmdir(tmpdir);
+	return test_summary("test_buckets");
+}
