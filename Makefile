@@ -97,7 +97,7 @@ deps:
 	[ -n "$$(find /var/lib/apt/lists -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ] || apt-get update -qq
 	apt-get install -y -qq --no-install-recommends make gcc clang pkg-config \
 		libtraceevent-dev libtracefs-dev libtracecmd-dev libncurses-dev trace-cmd \
-		linux-perf tmux valgrind libclang-rt-14-dev
+		linux-perf tmux valgrind libclang-rt-14-dev time
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

@@ -74,6 +74,13 @@ size_t collect_page_size(const struct collect *c);
 const char *collect_instance_name(const struct collect *c);
 /* The "system:event" names actually enabled (wildcards expanded). Owned by c. */
 const char *const *collect_events(const struct collect *c, size_t *n);
+/*
+ * A file of the tracing directory, e.g. "events/kvm/kvm_exit/format" or
+ * "saved_cmdlines" (malloc'd, NUL-terminated; len may be NULL), or NULL. Read
+ * through a directory fd opened by collect_new(): it works after tracefs was
+ * unmounted (umount -l) under a running collector.
+ */
+char *collect_file_read(const struct collect *c, const char *rel, size_t *len);
 /* Text of per_cpu/cpuN/stats in the instance (malloc'd), or NULL. Read it before collect_free(). */
 char *collect_cpu_stats(const struct collect *c, int cpu);
 /* overrun + dropped events summed over all CPUs, from the instance's stats. */

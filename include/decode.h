@@ -28,12 +28,18 @@ int decoder_nbound(const struct decoder *d);
 int decoder_decode(struct decoder *d, const void *data, int size, uint64_t ts, int cpu,
 		   struct kes_event *ev);
 
-/* Generic detail events (include/trace/events/kvm.h, arch/x86/kvm/trace.h): event -> kind + sub-key field. */
+/*
+ * Generic detail events (include/trace/events/kvm.h, arch/x86/kvm/trace.h):
+ * event -> kind + sub-key field. The flag field, when there is one, is
+ * decoded whole into kes_event.value; flags = (value & flag_mask) != 0 when
+ * flag_mask is non-zero (0: the field's bits mean different things on
+ * different exits, so it has no fixed flag).
+ */
 struct detail_event {
 	const char *system, *event;
 	enum kes_detail kind;
 	const char *sub_field;
-	const char *flag_field; /* optional: flags = (field & flag_mask) != 0 */
+	const char *flag_field; /* optional */
 	uint64_t flag_mask;
 };
 extern const struct detail_event decode_detail_events[];

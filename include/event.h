@@ -24,7 +24,7 @@ enum kes_detail {
 	KES_D_EMULATE,	/* sub = rip */
 	KES_D_HCALL,	/* sub = hypercall nr */
 	KES_D_MSR,	/* sub = msr index */
-	KES_D_PF,	/* sub = fault address; flags bit 0: instruction fetch */
+	KES_D_PF,	/* sub = fault address; value = error_code (x86: its meaning depends on the exit) */
 	KES_D_MAX,
 };
 
@@ -35,10 +35,17 @@ struct kes_event {
 	int32_t vcpu;	    /* vcpu_id when the event carries it, else -1 */
 	uint16_t kind;	    /* enum kes_kind */
 	uint16_t detail;    /* enum kes_detail, for KES_DETAIL */
-	uint32_t flags;	    /* detail flags (e.g. PF fetch bit, MMIO write) */
+	uint32_t flags;	    /* detail flag: 1 when set (MMIO write, PIO out, ...) */
 	const char *reason; /* interned exit name, for KES_EXIT / KES_UEXIT */
 	const char *isa;    /* interned ISA name of the table that decoded it */
 	uint64_t sub;	    /* detail sub-key */
+	/*
+	 * KES_DETAIL: the raw value of the detail's flag field (decode.h),
+	 * unmasked. kvm_page_fault's error_code is a #PF error code or a VMX
+	 * EPT exit qualification depending on the exit that traced it, so no
+	 * fixed flag bit is right for it: bucket maps test its bits per exit.
+	 */
+	uint64_t value;
 };
 
 #endif

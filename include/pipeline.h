@@ -32,6 +32,14 @@ struct input_opts {
 	const struct bucket_map *buckets; /* count exits in timing buckets (NULL: by reason) */
 };
 
+/*
+ * with_sub: at most this many sub-keys per exit reason (MMIO gpa, PIO port,
+ * ...); the rest are counted in one "other" row (sub = STATS_SUB_OTHER) per
+ * reason, thread and vcpu, so memory stays bounded whatever the trace holds
+ * (a key costs about 1 KiB; 10 M distinct gpas would need ~11 GB).
+ */
+#define INPUT_SUB_CAP 4096
+
 struct input_comm {
 	int32_t tid;
 	const char *comm; /* interned */
@@ -51,6 +59,7 @@ struct input_result {
 	bool lost_known;       /* false: the input cannot tell */
 	uint64_t unpaired;     /* exits counted at the edges, not timed */
 	uint64_t ts_backwards; /* timestamps that went back on a thread: ignored */
+	uint64_t sub_folded;   /* with_sub: exits counted in an "other" sub-key row */
 	const char *isa;       /* ISA of the exit events seen ("x86_vmx"...), or NULL */
 	enum input_kind kind;  /* of the last input loaded */
 	unsigned ninputs;

@@ -22,6 +22,7 @@ struct render_meta {
 	const char *isa;    /* "x86_vmx", or NULL */
 	const char *source; /* "kvm_exit", "userspace", "summary" */
 	const char *note;   /* why this source, or NULL */
+	const char *buckets; /* timing-bucket map the rows are counted in, or NULL */
 	uint64_t events;
 	uint64_t lost;
 	bool lost_known;

@@ -66,6 +66,19 @@ struct stats_acc *stats_table_get(struct stats_table *t, const struct stats_key 
 /* Returns the accumulator for key or NULL. */
 struct stats_acc *stats_table_find(const struct stats_table *t, const struct stats_key *key);
 size_t stats_table_size(const struct stats_table *t);
+
+/* The sub-key of the row that stands for every sub-key past a table's cap. */
+#define STATS_SUB_OTHER UINT64_MAX
+/*
+ * At most max distinct sub-keys per name (0, the default: no cap). A new key
+ * with has_sub whose name already has max sub-keys is counted in the row
+ * {name, tid, vcpu, has_sub, sub = STATS_SUB_OTHER} instead ("other"), so a
+ * trace that touches millions of MMIO addresses cannot use up memory.
+ * (Several tids/vcpus of one sub-key count as several sub-keys.)
+ */
+void stats_table_set_sub_cap(struct stats_table *t, size_t max);
+/* How many stats_table_get() calls went to an "other" row. */
+uint64_t stats_table_folded(const struct stats_table *t);
 /* Removes every row (a live view's interval table); t stays usable. */
 void stats_table_clear(struct stats_table *t);
 /* Calls fn for each row, in no particular order. */

@@ -9,6 +9,7 @@
  * attached processes are all gone, -d elapses, or on SIGINT/SIGTERM/SIGHUP;
  * every CPU's partial pages are flushed before the instance is removed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -19,7 +20,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <tracefs.h>
 #include "common.h"
 #include "cli.h"
 #include "collect.h"
@@ -60,6 +60,7 @@ struct record_opts {
 /* What the page callback keeps: the writer and per-CPU counts for the summary. */
 struct record_state {
 	struct datwrite *w;
+	int write_errno; /* the output could not be written (ENOSPC...) */
 	int long_size;
 	uint64_t *events; /* per CPU */
 	uint64_t missed;
@@ -209,10 +210,53 @@ static void release_child(int gate)
 	close(gate);
 }
 
+/* A thread's state letter from /proc/PID/task/TID/stat: after the last ')'. */
+static char task_state(int32_t pid, const char *tid)
+{
+	char path[320], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 'X';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p[2] : 'X';
+}
+
+/*
+ * A zombie has exited: only its parent has not reaped it yet (a VMM whose
+ * manager hangs), and kill(pid, 0) still succeeds on it. A process whose
+ * main thread has exited lives while another of its threads runs.
+ */
+static bool alive(int32_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	bool live = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d) /* no /proc: ask the kernel the old way */
+		return kill(pid, 0) == 0 || errno == EPERM;
+	while (!live && (de = readdir(d))) {
+		char st = de->d_name[0] == '.' ? 'X' : task_state(pid, de->d_name);
+
+		live = st != 'Z' && st != 'X' && st != 'x';
+	}
+	closedir(d);
+	return live;
+}
+
 static bool any_alive(const int32_t *pids, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (kill(pids[i], 0) == 0 || errno == EPERM)
+		if (alive(pids[i]))
 			return true;
 	return false;
 }
@@ -229,7 +273,19 @@ static int on_page(void *arg, int cpu, const void *page, size_t len)
 		st->events[cpu] += info.events;
 		st->missed += info.missed;
 	}
-	return datwrite_page(st->w, cpu, page, len);
+	if (datwrite_page(st->w, cpu, page, len) < 0) {
+		st->write_errno = errno;
+		return -1;
+	}
+	return 0;
+}
+
+/* A failed collect_read/flush: a full disk is not a tracefs problem, say which. */
+static int read_error(const struct record_opts *o, const struct record_state *st)
+{
+	if (st->write_errno)
+		return err("cannot write '%s': %s", o->output, strerror(st->write_errno));
+	return err("reading the trace buffers: %s", strerror(errno));
 }
 
 static double now(void)
@@ -273,7 +329,7 @@ static int record_loop(struct collect *c, const struct record_opts *o, struct re
 		if (deadline > 0 && (deadline - now()) * 1000 < timeout)
 			timeout = (int)((deadline - now()) * 1000) + 1;
 		if (collect_read(c, timeout, on_page, st) < 0)
-			return err("reading the trace buffers: %s", strerror(errno));
+			return read_error(o, st);
 	}
 	return 0;
 }
@@ -294,27 +350,29 @@ static int gather_meta(struct collect *c, struct meta_store *s)
 {
 	size_t n, hp_len, he_len;
 	const char *const *ev = collect_events(c, &n);
-	int len;
 
 	s->ncpus = collect_ncpus(c);
 	s->stats = xcalloc((size_t)s->ncpus, sizeof(*s->stats));
 	for (int i = 0; i < s->ncpus; i++)
 		s->stats[i] = collect_cpu_stats(c, i);
 	s->forms = xcalloc(n + 1, sizeof(*s->forms));
+	/* Through the collector's directory fd: tracefs may be unmounted by now. */
 	for (size_t i = 0; i < n; i++) {
-		char *sys = xstrdup(ev[i]), *name = strchr(sys, ':');
+		char *sys = xstrdup(ev[i]), *name = strchr(sys, ':'), rel[256];
 
 		*name++ = 0;
-		s->forms[i].text = tracefs_event_file_read(NULL, sys, name, "format", &len);
-		s->forms[i].len = s->forms[i].text ? (size_t)len : 0;
+		snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, name);
+		s->forms[i].text = collect_file_read(c, rel, &s->forms[i].len);
 		s->forms[i].system = sys;
 		if (!s->forms[i].text)
-			return err("cannot read the format of %s", ev[i]);
+			return err("cannot read the format of %s: %s", ev[i], strerror(errno));
 	}
-	s->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
-	s->clock = tracefs_instance_file_read(NULL, "trace_clock", NULL);
-	if (datwrite_read_headers(&s->hpage, &hp_len, &s->hevent, &he_len) < 0)
-		return err("cannot read tracefs events/header_page");
+	s->cmdlines = collect_file_read(c, "saved_cmdlines", NULL);
+	s->clock = collect_file_read(c, "trace_clock", NULL);
+	s->hpage = collect_file_read(c, "events/header_page", &hp_len);
+	s->hevent = collect_file_read(c, "events/header_event", &he_len);
+	if (!s->hpage || !s->hevent)
+		return err("cannot read tracefs events/header_page: %s", strerror(errno));
 	s->m = (struct datwrite_meta){.header_page = s->hpage,
 				      .header_page_len = hp_len,
 				      .header_event = s->hevent,
@@ -462,7 +520,7 @@ static int finish(struct collect *c, const struct record_opts *o, struct record_
 
 	collect_stop(c);
 	if (collect_flush(c, on_page, st) < 0)
-		ret = err("reading the trace buffers: %s", strerror(errno));
+		ret = read_error(o, st);
 	if (!ret && gather_meta(c, &ms) < 0)
 		ret = -1;
 	collect_lost(c, &lost);

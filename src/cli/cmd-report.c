@@ -221,7 +221,8 @@ static int print_report(struct report_opts *o, struct input_result *r)
 {
 	struct render_meta m = { .kind = input_kind_name(r->kind), .isa = r->isa,
 				 .events = r->events, .lost = r->lost, .lost_known = r->lost_known,
-				 .untimed = r->unpaired, .backwards = r->ts_backwards };
+				 .untimed = r->unpaired, .backwards = r->ts_backwards,
+				 .buckets = o->buckets };
 	const struct stats_table *t = choose(o, r, &m.source, &m.note);
 	struct stats_group *g = NULL;
 	size_t ng = 0;

@@ -7,7 +7,10 @@
  * A user's map is untrusted input: lines are copied into a bounded buffer,
  * there is no recursion, and nothing is returned until the whole text parsed.
  * The lookup runs once per exit (millions per run), so its answer is memoized
- * by (isa, reason, details): names are interned, so pointers compare.
+ * by (isa, reason, details): names are interned, so pointers compare. Value
+ * tests (DETAIL&MASK) enter the memo key as one bit per distinct test, not
+ * as raw values, so error codes that differ only in bits no rule tests share
+ * an entry.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -20,19 +23,21 @@
 
 #define MAX_LINE    1024	  /* bytes, without the newline */
 #define MAX_TOKENS  16		  /* rule, isa, reason, conditions, ->, bucket */
+#define MAX_VTESTS  64		  /* distinct DETAIL&MASK of a map: bits of a u64 */
 #define MAX_FILE    (1024 * 1024) /* a map is a few kB */
 #define DETAIL_BITS ((1u << KES_D_MAX) - 1)
 
 /*
  * The flag each detail kind carries, as decode/detail.c sets it; NULL: none.
- * A condition names it, e.g. page_fault/fetch.
+ * A condition names it, e.g. mmio/write. kvm_page_fault has none: which bit
+ * of its error_code is a fetch depends on the exit (decode/detail.c), so maps
+ * test the bits themselves (page_fault&0x4).
  */
 static const char *const flag_names[KES_D_MAX] = {
     [KES_D_MMIO] = "write",	/* kvm_mmio type KVM_TRACE_MMIO_WRITE */
     [KES_D_PIO] = "write",	/* kvm_pio rw: out */
     [KES_D_EMULATE] = "failed", /* kvm_emulate_insn failed */
     [KES_D_MSR] = "write",	/* kvm_msr write */
-    [KES_D_PF] = "fetch",	/* kvm_page_fault: instruction fetch */
 };
 
 struct rule {
@@ -42,6 +47,7 @@ struct rule {
 	size_t plen;
 	uint32_t need, absent;	       /* detail kinds seen / not seen */
 	uint32_t flag_set, flag_clear; /* kinds whose flag must be set / unset */
+	uint64_t vset, vclear;	       /* value tests (bit i: map's vtest[i]) true / false */
 	const char *bucket;	       /* interned; NULL: the exit's own name */
 	unsigned line;
 };
@@ -49,13 +55,23 @@ struct rule {
 struct memo {
 	const char *isa, *reason; /* reason NULL: free slot (exits always have one) */
 	uint32_t mask, flags;
+	uint64_t tests; /* outcomes of the map's value tests */
 	const char *name;
+};
+
+/* DETAIL&MASK: the first detail of that kind has a bit of MASK set. */
+struct vtest {
+	enum kes_detail kind;
+	uint64_t bits;
 };
 
 struct bucket_map {
 	const char *name, *describe, *origin; /* interned */
 	struct rule *rules;
 	size_t nrules;
+	struct vtest vtest[MAX_VTESTS];
+	unsigned nvtests;
+	uint32_t vkinds; /* kinds some vtest reads: other exits skip them all */
 	struct memo *memo;
 	size_t memo_cap, memo_used;
 };
@@ -168,34 +184,110 @@ static int unknown_detail(struct parser *p, const char *s, size_t len)
 	return fail(p, "unknown detail '%.*s' (want %s)", (int)len, s, list);
 }
 
-/* "[!]DETAIL[/[!]FLAG]": all of a rule's conditions must hold. */
-static int parse_condition(struct parser *p, const char *s, struct rule *r)
+/* The field decode/detail.c reads a kind's value from; NULL: it has none. */
+static const char *value_field(int k)
 {
-	bool neg = *s == '!';
-	const char *name = s + neg, *slash = strchr(name, '/');
-	size_t len = slash ? (size_t)(slash - name) : strlen(name);
-	int k = detail_kind(name, len);
+	for (size_t i = 0; i < decode_ndetail_events; i++)
+		if ((int)decode_detail_events[i].kind == k && decode_detail_events[i].flag_field)
+			return decode_detail_events[i].flag_field;
+	return NULL;
+}
 
-	if (k < 0)
-		return unknown_detail(p, name, len);
-	uint32_t bit = 1u << k;
-	if (!slash) {
-		*(neg ? &r->absent : &r->need) |= bit;
-		return 0;
-	}
-	if (neg)
-		return fail(p, "'%s': a flag needs its detail seen (write %.*s/!%s)", s, (int)len,
-			    name, slash[1] == '!' ? slash + 2 : slash + 1);
+/* "0x1f" or "31": a non-zero 64-bit mask; no sign, no octal, nothing after. */
+static int parse_mask(const char *s, uint64_t *bits)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *digits = hex ? s + 2 : s;
+	char *end;
+
+	if (!*digits || strspn(digits, hex ? "0123456789abcdefABCDEF" : "0123456789") !=
+			    strlen(digits))
+		return -1;
+	if (!hex && digits[0] == '0' && digits[1])
+		return -1; /* 010: octal to strtoull, eight to nobody */
+	errno = 0;
+	*bits = strtoull(digits, &end, hex ? 16 : 10);
+	return errno || *end || !*bits ? -1 : 0;
+}
+
+/* The index of test (k, bits) in the map, added if new. */
+static int vtest_index(struct parser *p, int k, uint64_t bits)
+{
+	struct bucket_map *m = p->m;
+
+	for (unsigned i = 0; i < m->nvtests; i++)
+		if ((int)m->vtest[i].kind == k && m->vtest[i].bits == bits)
+			return (int)i;
+	if (m->nvtests == MAX_VTESTS)
+		return fail(p, "more than %d different DETAIL&MASK tests in one map", MAX_VTESTS);
+	m->vtest[m->nvtests] = (struct vtest){(enum kes_detail)k, bits};
+	m->vkinds |= 1u << k;
+	return (int)m->nvtests++;
+}
+
+/* "DETAIL&[!]MASK": the detail seen, and its first one's value has a bit of MASK (set / none). */
+static int parse_value_test(struct parser *p, const char *s, int k, const char *amp,
+			    struct rule *r)
+{
+	bool vneg = amp[1] == '!';
+	const char *mask = amp + 1 + vneg;
+	uint64_t bits;
+	int i;
+
+	if (!value_field(k))
+		return fail(p, "detail %.*s carries no value to test", (int)(amp - s), s);
+	if (parse_mask(mask, &bits) < 0)
+		return fail(p, "'%s': bad mask '%s' (a non-zero number: 0x10 or 16)", s, mask);
+	if ((i = vtest_index(p, k, bits)) < 0)
+		return -1;
+	r->need |= 1u << k;
+	*(vneg ? &r->vclear : &r->vset) |= 1ULL << i;
+	return 0;
+}
+
+static int parse_flag(struct parser *p, const char *name, size_t len, int k, const char *slash,
+		      struct rule *r)
+{
 	bool fneg = slash[1] == '!';
 	const char *flag = slash + 1 + fneg;
+
+	if (!flag_names[k] && value_field(k))
+		return fail(p, "detail %.*s has no flag (test the bits of its %s: %.*s&MASK)",
+			    (int)len, name, value_field(k), (int)len, name);
 	if (!flag_names[k])
 		return fail(p, "detail %.*s has no flag", (int)len, name);
 	if (strcmp(flag, flag_names[k]))
 		return fail(p, "detail %.*s has no flag '%s' (it has '%s')", (int)len, name, flag,
 			    flag_names[k]);
-	r->need |= bit;
-	*(fneg ? &r->flag_clear : &r->flag_set) |= bit;
+	r->need |= 1u << k;
+	*(fneg ? &r->flag_clear : &r->flag_set) |= 1u << k;
 	return 0;
+}
+
+/* "[!]DETAIL", "DETAIL/[!]FLAG" or "DETAIL&[!]MASK": all of a rule's conditions must hold. */
+static int parse_condition(struct parser *p, const char *s, struct rule *r)
+{
+	bool neg = *s == '!';
+	const char *name = s + neg, *op = name + strcspn(name, "/&");
+	size_t len = (size_t)(op - name);
+	int k = detail_kind(name, len);
+
+	if (k < 0)
+		return unknown_detail(p, name, len);
+	if (!*op) {
+		*(neg ? &r->absent : &r->need) |= 1u << k;
+		return 0;
+	}
+	/* "none seen, or none with it" or "seen, none with it"? Say which. */
+	if (neg && *op == '/')
+		return fail(p, "'%s': a flag needs its detail seen (write %.*s/!%s)", s, (int)len,
+			    name, op[1] == '!' ? op + 2 : op + 1);
+	if (neg)
+		return fail(p, "'%s': a value test needs its detail seen (write %.*s&!%s)", s,
+			    (int)len, name, op[1] == '!' ? op + 2 : op + 1);
+	if (*op == '&')
+		return parse_value_test(p, name, k, op, r);
+	return parse_flag(p, name, len, k, op, r);
 }
 
 /* ---- directives ------------------------------------------------------- */
@@ -534,43 +626,51 @@ int bucket_map_check(const struct bucket_map *m, const struct exit_types *types,
 
 /* ---- lookup ----------------------------------------------------------- */
 
-static bool matches(const struct rule *r, const char *isa, const char *reason, uint32_t mask,
-		    uint32_t flags)
+/* What one exit is matched on: its details reduced to what rules test. */
+struct what {
+	const char *isa, *reason;
+	uint32_t mask, flags;
+	uint64_t tests;
+};
+
+static bool matches(const struct rule *r, const struct what *w)
 {
-	if ((r->isa && r->isa != isa) || (r->reason && r->reason != reason))
+	if ((r->isa && r->isa != w->isa) || (r->reason && r->reason != w->reason))
 		return false;
-	if (r->prefix && strncmp(reason, r->prefix, r->plen))
+	if (r->prefix && strncmp(w->reason, r->prefix, r->plen))
 		return false;
-	if ((mask & r->need) != r->need || (mask & r->absent))
+	if ((w->mask & r->need) != r->need || (w->mask & r->absent))
 		return false;
-	return (flags & r->flag_set) == r->flag_set && !(flags & r->flag_clear);
+	if ((w->tests & r->vset) != r->vset || (w->tests & r->vclear))
+		return false;
+	return (w->flags & r->flag_set) == r->flag_set && !(w->flags & r->flag_clear);
 }
 
-static const char *resolve(const struct bucket_map *m, const char *isa, const char *reason,
-			   uint32_t mask, uint32_t flags)
+static const char *resolve(const struct bucket_map *m, const struct what *w)
 {
 	char buf[MAX_LINE + 16];
 
 	for (size_t i = 0; i < m->nrules; i++) {
 		const struct rule *r = &m->rules[i];
-		if (matches(r, isa, reason, mask, flags))
-			return r->bucket ? r->bucket : reason;
+		if (matches(r, w))
+			return r->bucket ? r->bucket : w->reason;
 	}
 	/* Visible, never dropped: the reader sees what the map does not cover. */
-	snprintf(buf, sizeof(buf), "OTHER(%s)", reason);
+	snprintf(buf, sizeof(buf), "OTHER(%s)", w->reason);
 	return intern(buf);
 }
 
-static size_t memo_slot(const struct memo *v, size_t cap, const char *isa, const char *reason,
-			uint32_t mask, uint32_t flags)
+static size_t memo_slot(const struct memo *v, size_t cap, const struct what *w)
 {
-	uint64_t h = (uint64_t)(uintptr_t)isa * 0x9e3779b97f4a7c15ULL ^
-		     (uint64_t)(uintptr_t)reason * 0xc2b2ae3d27d4eb4fULL ^
-		     ((uint64_t)mask << 32 | flags) * 0x165667b19e3779f9ULL;
+	uint64_t h = (uint64_t)(uintptr_t)w->isa * 0x9e3779b97f4a7c15ULL ^
+		     (uint64_t)(uintptr_t)w->reason * 0xc2b2ae3d27d4eb4fULL ^
+		     ((uint64_t)w->mask << 32 | w->flags) * 0x165667b19e3779f9ULL ^
+		     w->tests * 0x27d4eb2f165667c5ULL;
 	size_t i = (size_t)(h >> 32) & (cap - 1);
 
-	while (v[i].reason && !(v[i].reason == reason && v[i].isa == isa && v[i].mask == mask &&
-				v[i].flags == flags))
+	while (v[i].reason && !(v[i].reason == w->reason && v[i].isa == w->isa &&
+				v[i].mask == w->mask && v[i].flags == w->flags &&
+				v[i].tests == w->tests))
 		i = (i + 1) & (cap - 1);
 	return i;
 }
@@ -582,27 +682,47 @@ static void memo_grow(struct bucket_map *m)
 
 	m->memo_cap = n ? 2 * n : 64;
 	m->memo = xcalloc(m->memo_cap, sizeof(*m->memo));
-	for (size_t i = 0; i < n; i++)
-		if (old[i].reason)
-			m->memo[memo_slot(m->memo, m->memo_cap, old[i].isa, old[i].reason,
-					  old[i].mask, old[i].flags)] = old[i];
+	for (size_t i = 0; i < n; i++) {
+		if (!old[i].reason)
+			continue;
+		struct what w = {old[i].isa, old[i].reason, old[i].mask, old[i].flags,
+				 old[i].tests};
+		m->memo[memo_slot(m->memo, m->memo_cap, &w)] = old[i];
+	}
 	free(old);
+}
+
+/* Bit i: the map's value test i holds (its kind seen, a bit of its mask set in the value). */
+static uint64_t value_tests(const struct bucket_map *m, const struct pair_details *d,
+			    uint32_t mask)
+{
+	uint64_t t = 0;
+
+	if (!(mask & m->vkinds))
+		return 0;
+	for (unsigned i = 0; i < m->nvtests; i++) {
+		const struct vtest *v = &m->vtest[i];
+		bool hit = (mask >> v->kind & 1) && (d->value[v->kind] & v->bits);
+		t |= (uint64_t)hit << i;
+	}
+	return t;
 }
 
 const char *bucket_map_apply(struct bucket_map *m, const char *isa, const char *reason,
 			     const struct pair_details *d)
 {
-	uint32_t mask = d ? d->mask & DETAIL_BITS : 0;
-	uint32_t flags = d ? d->flags & mask : 0;
+	struct what w = {isa, reason ? reason : intern("?"), 0, 0, 0};
 
-	if (!reason)
-		reason = intern("?");
+	if (d) {
+		w.mask = d->mask & DETAIL_BITS;
+		w.flags = d->flags & w.mask;
+		w.tests = value_tests(m, d, w.mask);
+	}
 	if (2 * (m->memo_used + 1) > m->memo_cap)
 		memo_grow(m);
-	size_t i = memo_slot(m->memo, m->memo_cap, isa, reason, mask, flags);
+	size_t i = memo_slot(m->memo, m->memo_cap, &w);
 	if (!m->memo[i].reason) {
-		m->memo[i] =
-		    (struct memo){isa, reason, mask, flags, resolve(m, isa, reason, mask, flags)};
+		m->memo[i] = (struct memo){w.isa, w.reason, w.mask, w.flags, w.tests, resolve(m, &w)};
 		m->memo_used++;
 	}
 	return m->memo[i].name;

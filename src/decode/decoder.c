@@ -303,8 +303,10 @@ int decoder_decode(struct decoder *d, const void *data, int size, uint64_t ts, i
 	case KES_DETAIL:
 		ev->detail = b->detail;
 		ev->sub = load(d, data, size, &b->sub);
-		if (b->flag.present)
-			ev->flags = (load(d, data, size, &b->flag) & b->flag_mask) != 0;
+		if (b->flag.present) {
+			ev->value = load(d, data, size, &b->flag);
+			ev->flags = (ev->value & b->flag_mask) != 0;
+		}
 		if (b->vcpu.present)
 			ev->vcpu = (int32_t)load(d, data, size, &b->vcpu);
 		break;

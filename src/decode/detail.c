@@ -15,8 +15,15 @@ const struct detail_event decode_detail_events[] = {
 	{ "kvm", "kvm_emulate_insn", KES_D_EMULATE, "rip", "failed", 0x1 },
 	{ "kvm", "kvm_hypercall", KES_D_HCALL, "nr", NULL, 0 },
 	{ "kvm", "kvm_msr", KES_D_MSR, "ecx", "write", 0x1 },
-	/* PFERR_FETCH_MASK (bit 4): an instruction fetch, i.e. an ITLB-type fault */
-	{ "kvm", "kvm_page_fault", KES_D_PF, "fault_address", "error_code", 0x10 },
+	/*
+	 * No flag: error_code is what the caller passed (arch/x86/kvm/trace.h).
+	 * VMX handle_ept_violation() passes the EPT exit qualification (fetch:
+	 * bit 2, EPT_VIOLATION_ACC_INSTR); kvm_handle_page_fault() (#PF
+	 * intercepts) and SVM npf_interception() a #PF error code (fetch: bit 4,
+	 * PFERR_FETCH_MASK). Bucket maps test its bits per exit:
+	 * exit_types/ppc.map.
+	 */
+	{ "kvm", "kvm_page_fault", KES_D_PF, "fault_address", "error_code", 0 },
 };
 const size_t decode_ndetail_events = ARRAY_SIZE(decode_detail_events);
 

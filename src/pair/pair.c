@@ -98,6 +98,13 @@ static struct thread *thread_of(struct pair *p, int32_t tid)
 	return t;
 }
 
+/* Forget an exit's details. value[] stays: mask says none of it is valid. */
+static void details_clear(struct pair_details *d)
+{
+	d->mask = d->flags = 0;
+	d->has_sub = false;
+}
+
 /* The row an open exit is counted in. */
 static struct stats_key exit_key(const struct pair *p, int32_t tid, const struct machine *m)
 {
@@ -143,7 +150,7 @@ static void exit_event(struct pair *p, struct stats_table *tab, struct thread *t
 	m->reason = ev->reason;
 	m->isa = ev->isa;
 	if (!keep_details)
-		m->d = (struct pair_details){ 0 };
+		details_clear(&m->d);
 }
 
 static void entry_event(struct pair *p, struct stats_table *tab, struct thread *t, struct machine *m,
@@ -157,17 +164,24 @@ static void entry_event(struct pair *p, struct stats_table *tab, struct thread *
 		m->vcpu = ev->vcpu;
 	m->state = S_GUEST;
 	m->ts = ev->ts;
-	m->d = (struct pair_details){ 0 };
+	details_clear(&m->d);
 }
 
-/* The first detail gives the sub-key; every detail adds to the mask that buckets read. */
+/*
+ * The first detail gives the sub-key, the first of each kind its value; every
+ * detail adds to the mask that buckets read. Runs twice per detail event: a
+ * first of its kind is a first detail when the mask is still empty.
+ */
 static void add_detail(struct pair_details *d, const struct kes_event *ev)
 {
-	uint32_t bit = 1u << (ev->detail & 31);
+	uint32_t bit = 1u << ev->detail;
 
-	if (!d->has_sub) {
-		d->sub = ev->sub;
-		d->has_sub = true;
+	if (!(d->mask & bit)) {
+		if (!d->mask) {
+			d->sub = ev->sub;
+			d->has_sub = true;
+		}
+		d->value[ev->detail] = ev->value;
 	}
 	d->mask |= bit;
 	if (ev->flags)
@@ -176,6 +190,8 @@ static void add_detail(struct pair_details *d, const struct kes_event *ev)
 
 static void detail_event(struct thread *t, const struct kes_event *ev)
 {
+	if (ev->detail >= KES_D_MAX)
+		return; /* no decoder makes one; value[] has no room for it */
 	if (t->x.state == S_HOST)
 		add_detail(&t->x.d, ev);
 	if (t->u.state != S_HOST)
@@ -226,7 +242,8 @@ static void close_open(struct pair *p)
 		if (t->u.state == S_HOST)
 			untimed(p, p->uexits, t->tid, &t->u);
 		t->x.state = t->u.state = S_NONE;
-		t->x.d = t->u.d = (struct pair_details){ 0 };
+		details_clear(&t->x.d);
+		details_clear(&t->u.d);
 	}
 }
 
@@ -249,7 +266,8 @@ void pair_end_thread(struct pair *p, int32_t tid)
 	if (t->u.state == S_HOST)
 		untimed(p, p->uexits, tid, &t->u);
 	t->x.state = t->u.state = S_NONE;
-	t->x.d = t->u.d = (struct pair_details){ 0 };
+	details_clear(&t->x.d);
+	details_clear(&t->u.d);
 }
 
 void pair_finish(struct pair *p)

@@ -276,6 +276,10 @@ int input_load(const char *path, const struct input_opts *o, struct input_result
 	r->ninputs++;
 	if (k == INPUT_PPC_REPORT || k == INPUT_PPC_DEBUGFS)
 		return load_summary(path, &c);
+	if (o->with_sub) {
+		stats_table_set_sub_cap(r->exits, INPUT_SUB_CAP);
+		stats_table_set_sub_cap(r->uexits, INPUT_SUB_CAP);
+	}
 	c.p = pair_new(r->exits, r->uexits, o->with_sub);
 	if (o->buckets)
 		pair_set_namer(c.p, bucket_namer, (void *)o->buckets);
@@ -284,6 +288,7 @@ int input_load(const char *path, const struct input_opts *o, struct input_result
 	pair_get_counts(c.p, &pc);
 	r->unpaired += pc.untimed;
 	r->ts_backwards += pc.backwards;
+	r->sub_folded = stats_table_folded(r->exits) + stats_table_folded(r->uexits);
 	pair_free(c.p);
 	if (ret == 0 && r->kvm_events == before)
 		return err("'%s': no KVM exit events%s", path,

@@ -66,6 +66,7 @@ void render_json(FILE *f, const struct render_opts *o, const struct render_meta 
 	jsonw_str(&w, "isa", m->isa);
 	jsonw_str(&w, "source", m->source);
 	jsonw_str(&w, "note", m->note);
+	jsonw_str(&w, "buckets", m->buckets);
 	jsonw_str(&w, "unit", n ? b[0].v->unit : "us");
 	jsonw_u64(&w, "events", m->events);
 	if (m->lost_known)

@@ -13,7 +13,10 @@ static void header(FILE *f, const struct render_meta *m, const char *unit)
 	fprintf(f, "# kvm-exitstat report: %s (%s)", m->inputs, m->kind);
 	if (m->isa)
 		fprintf(f, ", isa %s", m->isa);
-	fprintf(f, ", exits from %s, times in %s\n", m->source, unit);
+	fprintf(f, ", exits from %s", m->source);
+	if (m->buckets)
+		fprintf(f, " in timing buckets '%s'", m->buckets);
+	fprintf(f, ", times in %s\n", unit);
 	if (m->note)
 		fprintf(f, "# note: %s\n", m->note);
 	if (m->lost_known)

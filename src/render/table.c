@@ -63,6 +63,8 @@ void render_table(FILE *f, const struct render_opts *o, const struct render_meta
 {
 	fprintf(f, "Input: %s (%s)%s%s; exits from %s; times in %s\n", m->inputs, m->kind,
 		m->isa ? "; isa " : "", m->isa ? m->isa : "", m->source, n ? b[0].v->unit : "us");
+	if (m->buckets)
+		fprintf(f, "Timing buckets: %s\n", m->buckets);
 	if (m->note)
 		fprintf(f, "Note: %s\n", m->note);
 	if (m->lost_known)

@@ -24,6 +24,8 @@ int ringpage_header_parse(const char *text, size_t len, size_t *page_size, int *
 
 /* Reads a whole file (tracefs files say size 0) into a NUL-terminated buffer. */
 int datwrite_slurp(const char *path, char **buf, size_t *len);
+/* The same from an open fd (read from where it is, not closed). */
+int datwrite_slurp_fd(int fd, char **buf, size_t *len);
 
 /* Builds one ring-buffer page from events (test fixtures). */
 struct ringenc {
@@ -161,6 +163,7 @@ static inline int ringpage_next(struct ringpage_cur *c, struct ringpage_rec *r)
 
 struct datfile_cpu {
 	uint64_t offset, size; /* in the file; size 0: no data */
+	int id;		       /* the CPU (v7 leaves out CPUs without data) */
 };
 
 struct datfile_layout {
@@ -168,7 +171,7 @@ struct datfile_layout {
 	size_t page_size;
 	int long_size; /* of the commit field in header_page, as libtracecmd uses it */
 	int ncpus;
-	struct datfile_cpu *cpus; /* malloc'd */
+	struct datfile_cpu *cpus; /* malloc'd, by increasing id */
 };
 
 /*

@@ -179,7 +179,8 @@ static int read_metadata(struct cursor *c, int *long_size, uint64_t *ncpus)
 {
 	uint64_t n, nsys;
 
-	if (long_size ? read_header_page(c, long_size) : expect(c, "header_page", 12) || skip_sized(c, 1, 8))
+	if (long_size ? read_header_page(c, long_size)
+		      : expect(c, "header_page", 12) || skip_sized(c, 1, 8))
 		return -1;
 	if (expect(c, "header_event", 13) || skip_sized(c, 1, 8))
 		return -1;
@@ -402,6 +403,7 @@ static int layout_v6(struct cursor *c, struct datfile_layout *l)
 		struct datfile_cpu *cpu = &l->cpus[i];
 		int ret;
 
+		cpu->id = i;
 		if (rd_num(c, &cpu->offset, 8) || rd_num(c, &cpu->size, 8))
 			return -1;
 		if ((ret = check_cpu(l, cpu)))
@@ -413,8 +415,8 @@ static int layout_v6(struct cursor *c, struct datfile_layout *l)
 /*
  * v7's BUFFER option: u64 offset of the flyrecord section, instance name
  * ("" for the top buffer), clock, u32 page size, u32 cpus, then per CPU
- * u32 id, u64 offset, u64 size. CPU ids must be 0, 1, ... so that the
- * callback's cpu (libtracecmd passes the index) is the CPU.
+ * u32 id, u64 offset, u64 size. CPUs without data are left out; libtracecmd
+ * 3.1.6 hands out the id, and breaks ties by it: ids must increase.
  */
 static int read_buffer_v7(struct cursor *c, const struct optscan *o, struct datfile_layout *l)
 {
@@ -430,9 +432,10 @@ static int read_buffer_v7(struct cursor *c, const struct optscan *o, struct datf
 		struct datfile_cpu *cpu = &l->cpus[i];
 		int ret;
 
-		if (rd_num(c, &id, 4) || id != (uint64_t)i || rd_num(c, &cpu->offset, 8) ||
-		    rd_num(c, &cpu->size, 8))
+		if (rd_num(c, &id, 4) || id >= 65536 || (i && (int)id <= cpu[-1].id) ||
+		    rd_num(c, &cpu->offset, 8) || rd_num(c, &cpu->size, 8))
 			return -1;
+		cpu->id = (int)id;
 		if ((ret = check_cpu(l, cpu)))
 			return ret;
 	}

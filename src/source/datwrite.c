@@ -460,16 +460,11 @@ void datwrite_free(struct datwrite *w)
 	free(w);
 }
 
-int datwrite_slurp(const char *path, char **buf, size_t *len)
+int datwrite_slurp_fd(int fd, char **buf, size_t *len)
 {
 	size_t cap = 4096, n = 0;
 	char *p = xmalloc(cap + 1);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0) {
-		free(p);
-		return -1;
-	}
 	/* tracefs files report size 0: read to EOF. */
 	for (;;) {
 		ssize_t r = read(fd, p + n, cap - n);
@@ -477,7 +472,6 @@ int datwrite_slurp(const char *path, char **buf, size_t *len)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			close(fd);
 			free(p);
 			return -1;
 		}
@@ -489,11 +483,21 @@ int datwrite_slurp(const char *path, char **buf, size_t *len)
 			p = xrealloc(p, cap + 1);
 		}
 	}
-	close(fd);
 	p[n] = 0;
 	*buf = p;
 	*len = n;
 	return 0;
+}
+
+int datwrite_slurp(const char *path, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = datwrite_slurp_fd(fd, buf, len);
+	close(fd);
+	return ret;
 }
 
 int datwrite_read_headers(char **page, size_t *page_len, char **event, size_t *event_len)

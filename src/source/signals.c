@@ -3,6 +3,10 @@
  * Signals for a collector: the handlers only set flags. The signals stay
  * blocked except inside collect_read()'s ppoll(), so a signal that arrives
  * between a flag check and the wait is not missed (it interrupts the wait).
+ *
+ * SIGPIPE is ignored: a collector killed by it (`top --log | head`, a
+ * closed stderr) would leave its tracefs instance behind. Writes to a
+ * closed pipe then fail with EPIPE, and the caller stops and cleans up.
  */
 #include <signal.h>
 #include <string.h>
@@ -13,6 +17,7 @@ static volatile sig_atomic_t stop_sig;
 static volatile sig_atomic_t child_flag;
 static sigset_t wait_mask; /* the mask to wait with: the caller's original one */
 static sigset_t orig_mask;
+static struct sigaction orig_pipe;
 static bool installed;
 
 static void on_stop(int sig)
@@ -45,6 +50,10 @@ int collect_signals_install(void)
 	sa.sa_flags = SA_NOCLDSTOP;
 	if (sigaction(SIGCHLD, &sa, NULL) < 0)
 		return -1;
+	sa.sa_handler = SIG_IGN;
+	sa.sa_flags = 0;
+	if (sigaction(SIGPIPE, &sa, &orig_pipe) < 0)
+		return -1;
 	sigaddset(&block, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &block, &orig_mask) < 0)
 		return -1;
@@ -57,7 +66,10 @@ int collect_signals_install(void)
 	return 0;
 }
 
-/* Handlers are reset by exec, the mask is not: give the child the caller's. */
+/*
+ * Handlers are reset by exec, the mask and an ignored SIGPIPE are not: give
+ * the child the caller's.
+ */
 void collect_signals_child(void)
 {
 	struct sigaction sa;
@@ -70,6 +82,7 @@ void collect_signals_child(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGPIPE, &orig_pipe, NULL);
 	sigprocmask(SIG_SETMASK, &orig_mask, NULL);
 }
 

@@ -497,8 +497,9 @@ static int decode_detail(const struct binding *b, const struct text_fields *f, s
 	if (!num_of(f, de->sub_field, &ev->sub))
 		return -1;
 	ev->detail = de->kind;
-	if (de->flag_field && num_of(f, de->flag_field, &v))
-		ev->flags = (v & de->flag_mask) != 0;
+	/* as decoder.c does: the field whole in value, its flag bit in flags */
+	if (de->flag_field && num_of(f, de->flag_field, &ev->value))
+		ev->flags = (ev->value & de->flag_mask) != 0;
 	if (num_of(f, "vcpu_id", &v))
 		ev->vcpu = (int32_t)v;
 	return 1;

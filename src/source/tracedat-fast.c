@@ -34,14 +34,14 @@
 
 struct fcpu {
 	int cpu;
-	uint64_t pos, end;	   /* file offset of the next page; end of this CPU's data */
-	unsigned char *map;	   /* the current window's mapping */
+	uint64_t pos, end;  /* file offset of the next page; end of this CPU's data */
+	unsigned char *map; /* the current window's mapping */
 	size_t map_len;
-	const unsigned char *win;  /* file offset win_start, in the mapping */
+	const unsigned char *win; /* file offset win_start, in the mapping */
 	uint64_t win_start, win_end;
 	struct ringpage_cur cur;
-	struct ringpage_rec rec;   /* the next record of this CPU */
-	uint64_t page_pos;	   /* file offset of the page cur walks (for errors) */
+	struct ringpage_rec rec; /* the next record of this CPU */
+	uint64_t page_pos;	 /* file offset of the page cur walks (for errors) */
 };
 
 struct tracedat_fast {
@@ -51,7 +51,41 @@ struct tracedat_fast {
 	uint64_t sys_page;
 };
 
-static int check_first_pages(struct tracedat_fast *f, char *errbuf, size_t errlen);
+/*
+ * libtracecmd reads the first page of every CPU when it opens a file, and
+ * trusts its header: a corrupt commit there makes kbuffer read far past
+ * the page (a crash, not an error). So those pages are checked first.
+ */
+static int check_first_pages(struct tracedat_fast *f, char *errbuf, size_t errlen)
+{
+	unsigned char *page = xmalloc(f->l.page_size);
+	int ret = 0;
+
+	for (int i = 0; i < f->l.ncpus && !ret; i++) {
+		const struct datfile_cpu *cpu = &f->l.cpus[i];
+		size_t len = cpu->size < f->l.page_size ? (size_t)cpu->size : f->l.page_size;
+		struct ringpage_cur cur;
+		struct ringpage_rec rec;
+		int r = 0;
+
+		if (!len)
+			continue;
+		if (pread(f->fd, page, len, (off_t)cpu->offset) != (ssize_t)len ||
+		    ringpage_open(&cur, page, len, f->l.long_size) < 0)
+			r = -1;
+		else
+			while ((r = ringpage_next(&cur, &rec)) > 0)
+				;
+		if (r < 0) {
+			snprintf(errbuf, errlen,
+				 "corrupt ring-buffer page at file offset %llu (cpu %d)",
+				 (unsigned long long)cpu->offset, cpu->id);
+			ret = -1;
+		}
+	}
+	free(page);
+	return ret;
+}
 
 int tracedat_fast_open_checked(const char *path, struct tracedat_fast **out, char *errbuf,
 			       size_t errlen)
@@ -100,40 +134,6 @@ void tracedat_fast_close(struct tracedat_fast *f)
 	datfile_layout_free(&f->l);
 	close(f->fd);
 	free(f);
-}
-
-/*
- * libtracecmd reads the first page of every CPU when it opens a file, and
- * trusts its header: a corrupt commit there makes kbuffer read far past
- * the page (a crash, not an error). So those pages are checked first.
- */
-static int check_first_pages(struct tracedat_fast *f, char *errbuf, size_t errlen)
-{
-	unsigned char *page = xmalloc(f->l.page_size);
-	int ret = 0;
-
-	for (int i = 0; i < f->l.ncpus && !ret; i++) {
-		const struct datfile_cpu *cpu = &f->l.cpus[i];
-		size_t len = cpu->size < f->l.page_size ? (size_t)cpu->size : f->l.page_size;
-		struct ringpage_cur cur;
-		struct ringpage_rec rec;
-		int r = 0;
-
-		if (!len)
-			continue;
-		if (pread(f->fd, page, len, (off_t)cpu->offset) != (ssize_t)len ||
-		    ringpage_open(&cur, page, len, f->l.long_size) < 0)
-			r = -1;
-		while (!r && (r = ringpage_next(&cur, &rec)) > 0)
-			;
-		if (r < 0) {
-			snprintf(errbuf, errlen, "corrupt ring-buffer page at file offset %llu (cpu %d)",
-				 (unsigned long long)cpu->offset, i);
-			ret = -1;
-		}
-	}
-	free(page);
-	return ret;
 }
 
 static void unmap(struct fcpu *c)
@@ -237,8 +237,8 @@ static int walk_error(int r, const struct fcpu *c, char *errbuf, size_t errlen)
 }
 
 /* The k-way merge: a binary heap of the CPUs' next records. */
-static int merge(struct tracedat_fast *f, struct fcpu **h, size_t n, source_record_fn fn,
-		 void *arg, char *errbuf, size_t errlen)
+static int merge(struct tracedat_fast *f, struct fcpu **h, size_t n, source_record_fn fn, void *arg,
+		 char *errbuf, size_t errlen)
 {
 	for (size_t i = n; i-- > 0;)
 		sift_down(h, n, i);
@@ -270,7 +270,7 @@ int tracedat_fast_iterate(struct tracedat_fast *f, source_record_fn fn, void *ar
 		struct fcpu *c = &cpus[i];
 		int r;
 
-		c->cpu = i;
+		c->cpu = f->l.cpus[i].id;
 		c->pos = f->l.cpus[i].offset;
 		c->end = c->pos + f->l.cpus[i].size;
 		r = advance(f, c);

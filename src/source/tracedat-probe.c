@@ -20,6 +20,7 @@
 #include <trace-cmd/trace-cmd.h>
 #include "source.h"
 
+
 /* The child: quiet, default signal actions, exit 0 only if the open worked. */
 static void probe_child(const char *path, int flags)
 {
@@ -39,6 +40,7 @@ static void probe_child(const char *path, int flags)
 	/* A hang is as bad as a crash; a real header parses in milliseconds. */
 	alarm(TRACEDAT_PROBE_SECONDS);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	/* Not closed: closing can crash too, and _exit() frees it all. */
 	_exit(tracecmd_open(path, flags) ? 0 : 1);
 }
 

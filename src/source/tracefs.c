@@ -13,6 +13,11 @@
  *   poll() on the trace_pipe_raw fds once buffer_percent of a CPU's buffer is
  *   used, and at least every tick. tracefs_iterate_raw_events() reopens every
  *   per-CPU file per call (~90 us), so it is never used in a loop.
+ * - tracefs can go away under a long run (umount -l, a mount namespace torn
+ *   down): what is read or written after setup (tracing_on, the stats, the
+ *   formats, the instance's removal) goes through a directory fd opened at
+ *   setup, which keeps the mount reachable. Otherwise the instance would be
+ *   left in the host's tracefs and the recording lost.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,6 +46,7 @@ struct collect_cpu {
 
 struct collect {
 	struct tracefs_instance *inst;
+	int root_fd; /* the tracing directory (O_PATH) */
 	char name[64];
 	char **events; /* "system:event", enabled */
 	size_t nevents;
@@ -346,6 +352,11 @@ struct collect *collect_new(const struct collect_opts *o, char *errbuf, size_t e
 	collect_reap_stale();
 
 	c = xcalloc(1, sizeof(*c));
+	c->root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->root_fd < 0) {
+		seterr(errbuf, errlen, "cannot open %s: %s", dir, strerror(errno));
+		goto fail;
+	}
 	c->filter = o->pids != NULL;
 	for (size_t i = 0; i < o->nevents; i++)
 		resolve_event(c, dir, o->events[i]);
@@ -395,9 +406,29 @@ int collect_start(struct collect *c)
 	return tracefs_trace_on(c->inst) < 0 ? -1 : 0;
 }
 
+/* "instances/<name>/rel", relative to root_fd. */
+static void inst_path(const struct collect *c, const char *rel, char *buf, size_t len)
+{
+	snprintf(buf, len, "instances/%s%s%s", c->name, rel ? "/" : "", rel ? rel : "");
+}
+
+static int trace_off(const struct collect *c)
+{
+	char path[128];
+	int fd, ret;
+
+	inst_path(c, "tracing_on", path, sizeof(path));
+	fd = openat(c->root_fd, path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, "0", 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
 int collect_stop(struct collect *c)
 {
-	return tracefs_trace_off(c->inst) < 0 ? -1 : 0;
+	return trace_off(c);
 }
 
 /* Moves the full pages of one CPU; splice gives only whole pages. */
@@ -505,12 +536,29 @@ const char *const *collect_events(const struct collect *c, size_t *n)
 	return (const char *const *)c->events;
 }
 
+char *collect_file_read(const struct collect *c, const char *rel, size_t *len)
+{
+	int fd = openat(c->root_fd, rel, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	char *buf = NULL;
+
+	if (fd < 0)
+		return NULL;
+	if (datwrite_slurp_fd(fd, &buf, &n) < 0)
+		buf = NULL;
+	close(fd);
+	if (len)
+		*len = n;
+	return buf;
+}
+
 char *collect_cpu_stats(const struct collect *c, int cpu)
 {
-	char rel[64];
+	char rel[64], path[160];
 
 	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
-	return tracefs_instance_file_read(c->inst, rel, NULL);
+	inst_path(c, rel, path, sizeof(path));
+	return collect_file_read(c, path, NULL);
 }
 
 int collect_lost(const struct collect *c, uint64_t *lost)
@@ -547,13 +595,19 @@ void collect_free(struct collect *c)
 		return;
 	close_readers(c);
 	if (c->inst) {
-		tracefs_trace_off(c->inst);
+		char path[128];
+
+		trace_off(c);
+		inst_path(c, NULL, path, sizeof(path));
 		/* rmdir can race with the kernel releasing the last reader: retry. */
-		for (int i = 0; i < 50 && tracefs_instance_destroy(c->inst) < 0 && errno == EBUSY;
+		for (int i = 0; i < 50 && unlinkat(c->root_fd, path, AT_REMOVEDIR) < 0 &&
+				errno == EBUSY;
 		     i++)
 			usleep(20000);
 		tracefs_instance_free(c->inst);
 	}
+	if (c->root_fd >= 0)
+		close(c->root_fd);
 	for (size_t i = 0; i < c->nevents; i++)
 		free(c->events[i]);
 	free(c->events);

@@ -15,9 +15,19 @@ struct slot {
 	struct stats_acc acc;
 };
 
+/* Distinct sub-keys per name, for the cap: names are few (exit reasons). */
+struct subcount {
+	const char *name;
+	size_t n;
+};
+
 struct stats_table {
 	struct slot *slots;
 	size_t nslots, used;
+	size_t sub_cap;		  /* 0: none */
+	struct subcount *subs;	  /* open addressing on the name pointer */
+	size_t nsubslots, nsubnames;
+	uint64_t folded;
 };
 
 static uint64_t key_hash(const struct stats_key *k)
@@ -52,6 +62,7 @@ void stats_table_free(struct stats_table *t)
 		if (t->slots[i].used)
 			stats_acc_free(&t->slots[i].acc);
 	free(t->slots);
+	free(t->subs);
 	free(t);
 }
 
@@ -84,12 +95,66 @@ struct stats_acc *stats_table_find(const struct stats_table *t, const struct sta
 	return s->used ? &s->acc : NULL;
 }
 
+void stats_table_set_sub_cap(struct stats_table *t, size_t max)
+{
+	t->sub_cap = max;
+}
+
+uint64_t stats_table_folded(const struct stats_table *t)
+{
+	return t->folded;
+}
+
+static struct subcount *subcount_probe(struct subcount *c, size_t n, const char *name)
+{
+	size_t i = ((uintptr_t)name * 0x9e3779b97f4a7c15ULL >> 17) & (n - 1);
+
+	while (c[i].name && c[i].name != name)
+		i = (i + 1) & (n - 1);
+	return &c[i];
+}
+
+/* The counter of name's distinct sub-keys, created at 0. */
+static size_t *subcount_of(struct stats_table *t, const char *name)
+{
+	if (2 * (t->nsubnames + 1) > t->nsubslots) {
+		struct subcount *old = t->subs;
+		size_t n = t->nsubslots;
+
+		t->nsubslots = n ? 2 * n : 16;
+		t->subs = xcalloc(t->nsubslots, sizeof(*t->subs));
+		for (size_t i = 0; i < n; i++)
+			if (old[i].name)
+				*subcount_probe(t->subs, t->nsubslots, old[i].name) = old[i];
+		free(old);
+	}
+	struct subcount *c = subcount_probe(t->subs, t->nsubslots, name);
+	if (!c->name) {
+		c->name = name;
+		t->nsubnames++;
+	}
+	return &c->n;
+}
+
 struct stats_acc *stats_table_get(struct stats_table *t, const struct stats_key *key)
 {
 	struct slot *s = probe(t, key);
 
 	if (s->used)
 		return &s->acc;
+	/* A new sub-key past the cap goes to its name's "other" row. */
+	if (t->sub_cap && key->has_sub && key->sub != STATS_SUB_OTHER) {
+		size_t *n = subcount_of(t, key->name);
+
+		if (*n >= t->sub_cap) {
+			struct stats_key other = *key;
+
+			other.sub = STATS_SUB_OTHER;
+			t->folded++;
+			return stats_table_get(t, &other);
+		}
+		++*n;
+	}
 	if (2 * (t->used + 1) > t->nslots) {
 		grow(t);
 		s = probe(t, key);
@@ -109,6 +174,10 @@ void stats_table_clear(struct stats_table *t)
 			stats_acc_free(&t->slots[i].acc);
 	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
 	t->used = 0;
+	if (t->subs)
+		memset(t->subs, 0, t->nsubslots * sizeof(*t->subs));
+	t->nsubnames = 0;
+	t->folded = 0;
 }
 
 size_t stats_table_size(const struct stats_table *t)

@@ -70,6 +70,7 @@ struct ui_log {
 	enum ui_source source;
 	int src;
 	const char **cols; /* interned reason names */
+	bool *seen;	   /* text: a column shows once its reason has had an exit */
 	size_t ncols;
 	unsigned lines; /* since the last banner */
 	bool banner_due;
@@ -134,6 +135,7 @@ void ui_log_free(struct ui_log *lg)
 	if (lg->has_re)
 		regfree(&lg->re);
 	free(lg->cols);
+	free(lg->seen);
 	free(lg);
 }
 
@@ -156,6 +158,7 @@ static bool decide(struct ui_log *lg, const struct ui_live *l, const struct exit
 		return false;
 	}
 	lg->cols = xcalloc(t->nnames + 1, sizeof(*lg->cols));
+	lg->seen = xcalloc(t->nnames + 1, sizeof(*lg->seen));
 	for (size_t i = 0; i < t->nnames; i++)
 		if (!lg->has_re || regexec(&lg->re, t->names[i].name, 0, NULL, 0) == 0)
 			lg->cols[lg->ncols++] = t->names[i].name;
@@ -175,6 +178,29 @@ static void sum_one(const struct stats_key *k, const struct stats_acc *a, void *
 		w->n += a->count + a->untimed;
 }
 
+/*
+ * CSV keeps every column, so that a file is one table; text shows a reason
+ * from its first exit on (a new column brings a new banner), not the forty
+ * columns of zeros kvm_stat would print.
+ */
+static bool shown(const struct ui_log *lg, size_t i)
+{
+	return lg->csv || lg->seen[i];
+}
+
+static void see_new(struct ui_log *lg, const struct stats_table *r)
+{
+	for (size_t i = 0; i < lg->ncols; i++) {
+		struct stats_key k = { .name = lg->cols[i], .tid = -1, .vcpu = -1 };
+		const struct stats_acc *a;
+
+		if (lg->seen[i] || !(a = stats_table_find(r, &k)) || !(a->count + a->untimed))
+			continue;
+		lg->seen[i] = true;
+		lg->banner_due = true;
+	}
+}
+
 static int col_width(const char *name)
 {
 	int n = (int)strlen(name);
@@ -186,6 +212,8 @@ static void banner(struct ui_log *lg)
 {
 	fputs(lg->csv ? "timestamp" : "time               ", lg->f);
 	for (size_t i = 0; i < lg->ncols; i++) {
+		if (!shown(lg, i))
+			continue;
 		if (lg->csv)
 			fprintf(lg->f, ",%s", lg->cols[i]);
 		else
@@ -225,6 +253,7 @@ int ui_log_interval(struct ui_log *lg, const struct ui_live *l, const struct exi
 		stats_table_free(r);
 		return 0;
 	}
+	see_new(lg, r);
 	if (lg->banner_due || (!lg->csv && lg->lines >= BANNER_EVERY))
 		banner(lg);
 	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", localtime(&now));
@@ -234,6 +263,8 @@ int ui_log_interval(struct ui_log *lg, const struct ui_live *l, const struct exi
 		const struct stats_acc *a = stats_table_find(r, &k);
 		uint64_t n = a ? a->count + a->untimed : 0;
 
+		if (!shown(lg, i))
+			continue;
 		if (lg->csv)
 			fprintf(lg->f, ",%llu", (unsigned long long)n);
 		else

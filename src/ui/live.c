@@ -29,8 +29,6 @@ static const char *const skipped_events[] = { "kvm_emulate_insn", "kvm_page_faul
 struct evlist {
 	char **names; /* "system:event" */
 	size_t n;
-	const char *systems[16]; /* interned, NULL-terminated */
-	size_t nsys;
 };
 
 static void add_event(const char *system, const char *event, void *arg)
@@ -44,12 +42,6 @@ static void add_event(const char *system, const char *event, void *arg)
 	snprintf(buf, sizeof(buf), "%s:%s", system, event);
 	l->names = xrealloc(l->names, (l->n + 1) * sizeof(*l->names));
 	l->names[l->n++] = xstrdup(buf);
-	system = intern(system);
-	for (size_t i = 0; i < l->nsys; i++)
-		if (l->systems[i] == system)
-			return;
-	if (l->nsys + 1 < ARRAY_SIZE(l->systems))
-		l->systems[l->nsys++] = system;
 }
 
 static void evlist_free(struct evlist *l)
@@ -88,11 +80,48 @@ static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu
 	return 0;
 }
 
-static int setup_decoder(struct ui_live *l, const struct evlist *ev,
-			 const struct exit_types *types, char *errbuf, size_t errlen)
+/*
+ * The formats of the enabled events only. tracefs_local_events_system()
+ * parses a whole system and reads /proc/kallsyms too: 0.2 s here, seconds
+ * under ASan, while a VM we were asked to watch may already be running.
+ */
+static struct tep_handle *local_formats(struct collect *c)
 {
-	/* Only the systems we enable: parsing every format on the host takes long. */
-	l->tep = tracefs_local_events_system(NULL, ev->systems);
+	struct tep_handle *tep = tep_alloc();
+	size_t n;
+	const char *const *ev = collect_events(c, &n);
+	int len = 0, parsed = 0;
+	char *buf;
+
+	if (!tep)
+		return NULL;
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &len);
+	if (buf)
+		tep_parse_header_page(tep, buf, (unsigned long)len, (int)sizeof(long));
+	free(buf);
+	for (size_t i = 0; i < n; i++) {
+		char sys[128];
+		const char *colon = strchr(ev[i], ':');
+
+		if (!colon || (size_t)(colon - ev[i]) >= sizeof(sys))
+			continue;
+		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - ev[i]), ev[i]);
+		buf = tracefs_event_file_read(NULL, sys, colon + 1, "format", &len);
+		if (buf && tep_parse_event(tep, buf, (unsigned long)len, sys) == 0)
+			parsed++;
+		free(buf);
+	}
+	if (!parsed) {
+		tep_free(tep);
+		return NULL;
+	}
+	return tep;
+}
+
+static int setup_decoder(struct ui_live *l, const struct exit_types *types, char *errbuf,
+			 size_t errlen)
+{
+	l->tep = local_formats(l->c);
 	if (!l->tep) {
 		snprintf(errbuf, errlen, "cannot read the event formats from tracefs: %s",
 			 strerror(errno));
@@ -124,7 +153,7 @@ struct ui_live *ui_live_new(const struct ui_live_opts *o, char *errbuf, size_t e
 	co.pids = o->pids;
 	co.npids = o->npids;
 	l->c = collect_new(&co, errbuf, errlen);
-	if (!l->c || setup_decoder(l, &ev, o->types, errbuf, errlen) < 0) {
+	if (!l->c || setup_decoder(l, o->types, errbuf, errlen) < 0) {
 		evlist_free(&ev);
 		ui_live_free(l);
 		return NULL;

@@ -9,7 +9,8 @@
 #   cpu_s      user + sys, best of REPS (perf task-clock when perf works)
 #   Mev/s      events / cpu_s, and events / wall_s
 #   rss_MB     peak RSS, the highest of the runs (flat as the file grows)
-#   nofast_s   the same report through libtracecmd (KES_NO_FASTPATH=1), once
+#   nofast_s   the same report through libtracecmd (KES_NO_FASTPATH=1), once,
+#   nofast_MB  and its peak RSS
 #   tc_s       trace-cmd report F >/dev/null, once (1x and 4x files only)
 #   x_tc       tc_s / wall_s
 #
@@ -54,7 +55,7 @@ measure() {
 PERF=
 perf stat -x, -e task-clock -o /dev/null true >/dev/null 2>&1 && PERF=perf
 
-row() { printf '%-4s %9s %7s %7s %7s %7s %7s %7s %9s %7s %6s\n' "$@"; }
+row() { printf '%-4s %9s %6s %7s %7s %6s %7s %6s %8s %9s %7s %5s\n' "$@"; }
 
 bench_one() { # MULTIPLIER
 	f=$TMP/r$1.dat
@@ -73,7 +74,7 @@ bench_one() { # MULTIPLIER
 		r=$((r + 1))
 	done
 	KES_NO_FASTPATH=1 measure "$KES" report -i "$f" -f csv
-	nofast=$w
+	nofast=$w nofast_rss=$m
 	tc=- x=-
 	if [ "$1" -le 4 ] && command -v trace-cmd >/dev/null; then
 		measure trace-cmd report "$f"
@@ -83,12 +84,13 @@ bench_one() { # MULTIPLIER
 	row "${1}x" "$ev" "$mb" "$best" "$cpu" \
 		"$(awk -v e="$ev" -v c="$cpu" 'BEGIN { printf "%.1f", (c > 0 ? e / c / 1e6 : 0) }')" \
 		"$(awk -v e="$ev" -v c="$best" 'BEGIN { printf "%.1f", (c > 0 ? e / c / 1e6 : 0) }')" \
-		"$(awk -v m="$rss" 'BEGIN { printf "%.1f", m / 1024 }')" "$nofast" "$tc" "$x"
+		"$(awk -v m="$rss" 'BEGIN { printf "%.1f", m / 1024 }')" "$nofast" \
+		"$(awk -v m="$nofast_rss" 'BEGIN { printf "%.1f", m / 1024 }')" "$tc" "$x"
 	rm -f "$f"
 }
 
 echo "report bench: exitgen --io IO*N --vcpus 2, report -f csv, best of $REPS (times in s)"
-row size events MB wall_s cpu_s Mev/s Mev/s_w rss_MB nofast_s tc_s x_tc
+row size events MB wall_s cpu_s Mev/s Mev/s_w rss_MB nofast_s nofast_MB tc_s x_tc
 for n in $SIZES; do
 	bench_one "$n"
 done

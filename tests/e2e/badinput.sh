@@ -9,6 +9,8 @@
 # the second records a real trace.dat and cuts and corrupts it.
 . tests/e2e/lib.sh
 FIX=tests/fixtures
+# Under `make asan-check`: libtraceevent leaks on some malformed formats (not ours).
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(pwd)/tests/fuzz/lsan.supp:print_suppressions=0"
 GOOD=$FIX/ppc/report-2010-pv.txt
 
 # run CMD...: at most 20 s, stdout/stderr in $TMP/out, $TMP/err, status in $rc.
@@ -128,7 +130,8 @@ done
 # trace-cmd's own v7 zstd file, cut short at 10 places.
 V7=$FIX/text/trace.dat
 size=$(wc -c <"$V7")
-for cut in 0 9 16 40 200 1000 4096 $((size / 3)) $((size / 2)) $((size - 1)); do
+# (its last bytes hold no event: a cut there still reads every event, so not tested)
+for cut in 0 9 16 40 200 1000 4096 $((size / 3)) $((size / 2)) $((size * 9 / 10)); do
 	head -c "$cut" "$V7" >"$TMP/v7cut.dat"
 	refused "report: v7 trace.dat cut at $cut of $size" "$KES" report -i "$TMP/v7cut.dat"
 done
@@ -142,9 +145,18 @@ survived "the intact recording" "$KES" report -i "$REC"
 eq "the intact recording reports" "$rc" 0
 size=$(wc -c <"$REC")
 # v6: "flyrecord\0" then per CPU a u64 offset and a u64 size of its pages.
+# The workload ran on some CPU: cpu, data and dsize are the first with pages.
 fly=$(grep -boa flyrecord "$REC" | head -n 1 | cut -d: -f1)
-data=$(od -An -t u8 -j $((fly + 10)) -N 8 "$REC" | tr -d ' ')
-check "recording: CPU data found after the header" test -n "$fly" -a "${data:-0}" -gt "${fly:-0}"
+cpu=0 data=0 dsize=0
+while [ "$cpu" -lt 64 ]; do
+	pair=$((fly + 10 + cpu * 16))
+	data=$(od -An -t u8 -j "$pair" -N 8 "$REC" | tr -d ' ')
+	dsize=$(od -An -t u8 -j $((pair + 8)) -N 8 "$REC" | tr -d ' ')
+	[ "${dsize:-0}" -gt 0 ] && break
+	cpu=$((cpu + 1))
+done
+check "recording: CPU data found after the header" test -n "$fly" -a "${data:-0}" -gt "${fly:-0}" \
+	-a "${dsize:-0}" -gt 0
 
 for cut in 10 17 100 1000 $((fly / 2)) "$fly" $((fly + 10)) "$data" $(((data + size) / 2)) $((size - 1)); do
 	head -c "$cut" "$REC" >"$TMP/cut.dat"
@@ -163,8 +175,8 @@ corrupt() { # DESC OFFSET BYTES
 corrupt "magic" 1 '\377'
 corrupt "version 6 -> 9" 10 '9'
 corrupt "header_page section name" "$hp" 'XXXX'
-corrupt "CPU 0 data offset past the end" $((fly + 10)) '\377\377\377\177'
-corrupt "CPU 0 data size past the end" $((fly + 18)) '\377\377\377\177'
+corrupt "CPU $cpu data offset past the end" "$pair" '\377\377\377\177'
+corrupt "CPU $cpu data size past the end" $((pair + 8)) '\377\377\377\177'
 corrupt "page commit larger than the page" $((data + 8)) '\000\377\377\007'
 corrupt "page commit not a whole record" $((data + 8)) '\003\000\000\000'
 

@@ -39,7 +39,8 @@ done
 
 # The ppc table format carries the bucket names.
 "$KES" report -i "$TMP/x86_vmx.dat" --buckets ppc >"$TMP/ppc.txt"
-check "ppc format: DTLBVIRT row" grep -q '^DTLBVIRT count 1 ' "$TMP/ppc.txt"
+check "ppc format: DTLBVIRT row" grep -q '^DTLBVIRT count 3 ' "$TMP/ppc.txt"
+check "ppc format: ITLBVIRT row" grep -q '^ITLBVIRT count 3 ' "$TMP/ppc.txt"
 check "ppc format: OTHER(...) row" grep -q '^OTHER(PAUSE_INSTRUCTION) count 1 ' "$TMP/ppc.txt"
 # native: the same table as without --buckets.
 "$KES" report -i "$TMP/x86_vmx.dat" -u ns -f csv >"$TMP/plain.csv"
@@ -57,6 +58,26 @@ EOF
 eq "user map: status" "$?" 0
 eq "user map: rows" "$(whole "$TMP/my.csv")" "$(printf '%s\n' 'EMULATED 3 1 1800' 'NOT_EMULATED 3 1 700' \
 	'TIMEINGUEST 8 0 3600' | sort)"
+
+# Raw bits of a detail's value: kvm_page_fault error codes with bit 3 set.
+# x86_vmx.events has six faults (0x14 0x2 0x19a 0x184 0x15 0x4): only 0x19a
+# (103's EPT_VIOLATION 8100-8600) has it.
+cat >"$TMP/bits.map" <<'EOF'
+map bits
+rule x86_vmx * page_fault&0x8  -> BIT3
+rule x86_vmx * page_fault&!0x8 -> NO_BIT3
+rule *       *                 -> =
+EOF
+"$KES" report -i "$TMP/x86_vmx.dat" --buckets "$TMP/bits.map" -u ns -f csv >"$TMP/bits.csv" 2>"$TMP/err"
+eq "value test map: status" "$?" 0
+eq "value test map: rows" "$(whole "$TMP/bits.csv" | grep BIT3)" \
+	"$(printf '%s\n' 'BIT3 1 0 500' 'NO_BIT3 5 0 4400')"
+# page_fault/fetch is gone (no one bit is a fetch on every exit): say what to write.
+printf 'map old\nrule x86_vmx * page_fault/fetch -> ITLB\n' >"$TMP/old.map"
+"$KES" report -i "$TMP/x86_vmx.dat" --buckets "$TMP/old.map" >"$TMP/out" 2>"$TMP/err"
+eq "page_fault/fetch: status" "$?" 1
+eq "page_fault/fetch: message" "$(cat "$TMP/err")" \
+	"kvm-exitstat: $TMP/old.map:2: detail page_fault has no flag (test the bits of its error_code: page_fault&MASK)"
 
 # A malformed map: one line on stderr with the file's line number, status 1.
 printf 'map bad\nrule * * -> X\n\nrule x86_vmx * mmoi -> Y\n' >"$TMP/bad.map"

@@ -113,6 +113,16 @@ if [ "$(id -u)" = 0 ] && [ -w /dev/kvm ]; then
 		same_records "$TMP/rec7.dat" "fast path"
 		$KES report -i "$REC" -f csv >"$TMP/v6.csv" && $KES report -i "$TMP/rec7.dat" -f csv >"$TMP/v7.csv"
 		check "v6 and v7 fast paths agree" cmp -s "$TMP/v6.csv" "$TMP/v7.csv"
+		# On one CPU only: v7 leaves the other CPUs out, and says which CPU each list entry is.
+		last=$(($(nproc) - 1))
+		if [ "$last" -ge 1 ] && command -v taskset >/dev/null; then
+			$KES record -q -o "$TMP/pin.dat" -- taskset -c "$last" $EXITGEN --io 1000 --vcpus 2 --quiet
+			eq "pinned record exit status" "$?" 0
+			trace-cmd convert -i "$TMP/pin.dat" -o "$TMP/pin7.dat" --file-version 7 \
+				--compression none >/dev/null 2>&1
+			same_reports "$TMP/pin7.dat"
+			same_records "$TMP/pin7.dat" "fast path"
+		fi
 	fi
 else
 	echo "SKIP: fresh recording (needs root and /dev/kvm); corrupting the x86 fixture instead"

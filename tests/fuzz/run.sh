@@ -22,6 +22,8 @@ SEEDS=$FUZZ_O/seeds
 # A small quarantine: fuzz_input forks per trace.dat (see fuzz.h), and a fork
 # copies the page tables of ASan's default 256 MB of freed memory.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1:quarantine_size_mb=16}
+# Leaks inside the system libraries on malformed input: see lsan.supp.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(pwd)/tests/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 [ $# -gt 0 ] || { echo "usage: run.sh FUZZ_BINARY..." >&2; exit 2; }
@@ -88,13 +90,13 @@ text_seeds input
 seed input "$SEEDS"/dat/*.dat "$FIX"/text/trace.dat "$FIX"/ppc/*.txt "$FIX"/ppc/vm*_timing
 text_seeds text
 seed ppctext "$FIX"/ppc/*.txt "$FIX"/ppc/vm*_timing
-seed exittypes exit_types/*
-seed datfile "$SEEDS"/dat/*.dat "$FIX"/text/trace.dat
-seed fastpath "$SEEDS"/dat/*.dat
+seed exittypes exit_types/*.types
+seed buckets exit_types/*.map
+seed datread "$SEEDS"/dat/*.dat "$FIX"/text/trace.dat
 
 max_len() {
 	case $1 in
-	input | datfile | fastpath) echo 65536 ;;
+	input | datread) echo 65536 ;;
 	*) echo 16384 ;;
 	esac
 }

@@ -44,6 +44,16 @@ static const char *apply(struct bucket_map *m, const char *isa, const char *reas
 
 #define BIT(k) (1u << (k))
 
+/* An exit with one kvm_page_fault whose error_code is ec (and the other kinds of mask). */
+static const char *apply_pf(struct bucket_map *m, const char *isa, const char *reason,
+			    uint32_t mask, uint64_t ec)
+{
+	struct pair_details d = {.mask = mask | BIT(KES_D_PF)};
+
+	d.value[KES_D_PF] = ec;
+	return bucket_map_apply(m, intern(isa), intern(reason), &d);
+}
+
 static void test_errors(void)
 {
 	static const struct {
@@ -59,9 +69,38 @@ static void test_errors(void)
 	    {"map a\nrule * * -> X Y\n", "t.map:2: want 'rule"},
 	    {"map a\nrule * -> X\n", "t.map:2: want 'rule"},
 	    {"map a\nrule * * mmoi -> X\n", "t.map:2: unknown detail 'mmoi' (want mmio, pio,"},
-	    {"map a\nrule * * page_fault/write -> X\n",
-	     "t.map:2: detail page_fault has no flag 'write' (it has 'fetch')"},
+	    {"map a\nrule * * mmio/fetch -> X\n",
+	     "t.map:2: detail mmio has no flag 'fetch' (it has 'write')"},
+	    /* page_fault/fetch is gone: no one bit is a fetch on every exit */
+	    {"map a\nrule * * page_fault/fetch -> X\n",
+	     "t.map:2: detail page_fault has no flag (test the bits of its error_code: "
+	     "page_fault&MASK)"},
 	    {"map a\nrule * * hypercall/x -> X\n", "t.map:2: detail hypercall has no flag"},
+	    {"map a\nrule * * hypercall&0x1 -> X\n",
+	     "t.map:2: detail hypercall carries no value to test"},
+	    {"map a\nrule * * !page_fault&0x4 -> X\n",
+	     "t.map:2: '!page_fault&0x4': a value test needs its detail seen (write "
+	     "page_fault&!0x4)"},
+	    {"map a\nrule * * !page_fault&!0x4 -> X\n",
+	     "t.map:2: '!page_fault&!0x4': a value test needs its detail seen (write "
+	     "page_fault&!0x4)"},
+	    {"map a\nrule * * page_fault& -> X\n", "t.map:2: 'page_fault&': bad mask ''"},
+	    {"map a\nrule * * page_fault&! -> X\n", "t.map:2: 'page_fault&!': bad mask ''"},
+	    {"map a\nrule * * page_fault&0 -> X\n", "t.map:2: 'page_fault&0': bad mask '0'"},
+	    {"map a\nrule * * page_fault&0x0 -> X\n", "t.map:2: 'page_fault&0x0': bad mask"},
+	    {"map a\nrule * * page_fault&0x -> X\n", "t.map:2: 'page_fault&0x': bad mask"},
+	    {"map a\nrule * * page_fault&-4 -> X\n", "t.map:2: 'page_fault&-4': bad mask"},
+	    {"map a\nrule * * page_fault&+4 -> X\n", "t.map:2: 'page_fault&+4': bad mask"},
+	    {"map a\nrule * * page_fault&010 -> X\n", "t.map:2: 'page_fault&010': bad mask"},
+	    {"map a\nrule * * page_fault&0x4g -> X\n", "t.map:2: 'page_fault&0x4g': bad mask"},
+	    {"map a\nrule * * page_fault&0x4/fetch -> X\n", "t.map:2: 'page_fault&0x4/fetch'"},
+	    {"map a\nrule * * page_fault&0x10000000000000000 -> X\n",
+	     "t.map:2: 'page_fault&0x10000000000000000': bad mask"},
+	    {"map a\nrule * * page_fault&18446744073709551616 -> X\n",
+	     "t.map:2: 'page_fault&18446744073709551616': bad mask"},
+	    {"map a\nrule * * mmoi&0x1 -> X\n", "t.map:2: unknown detail 'mmoi'"},
+	    {"map a\nrule * * !page_fault page_fault&0x4 -> X\n",
+	     "t.map:2: a detail both seen and not seen"},
 	    {"map a\nrule * * !mmio/write -> X\n", "t.map:2: '!mmio/write': a flag needs"},
 	    {"map a\nrule * * mmio !mmio -> X\n", "t.map:2: a detail both seen and not seen"},
 	    {"map a\nrule * \"Wait state -> X\n", "t.map:2: unterminated quote"},
@@ -88,6 +127,22 @@ static void test_errors(void)
 	CHECK(!bucket_map_parse(nul, sizeof(nul) - 1, "t.map", e, sizeof(e)) &&
 		  !strcmp(e, "t.map:3: NUL byte in a map file"),
 	      "%s", e);
+	/* Value tests: 64 different ones fit (the memo keys on their outcomes), 65 do not. */
+	char text[66 * 48] = "map a\n";
+	for (int i = 1; i <= 64; i++) {
+		size_t n = strlen(text);
+		if (i < 64)
+			snprintf(text + n, sizeof(text) - n, "rule * * page_fault&%d -> X\n", i);
+		else /* the 64th: pio's; page_fault&1 again is no new test */
+			snprintf(text + n, sizeof(text) - n, "rule * * pio&0x1 page_fault&1 -> X\n");
+	}
+	struct bucket_map *m = parse(text, e, sizeof(e));
+	CHECK(m, "64 tests, one repeated: %s", e);
+	bucket_map_free(m);
+	strcat(text, "rule * * page_fault&0x40 -> X\n");
+	CHECK(!parse(text, e, sizeof(e)) &&
+		  !strcmp(e, "t.map:66: more than 64 different DETAIL&MASK tests in one map"),
+	      "65 tests: %s", e);
 }
 
 static void test_rules(void)
@@ -96,8 +151,8 @@ static void test_rules(void)
 				   "describe a  test\n"
 				   "rule userspace KVM_EXIT_HLT -> HALT\n"
 				   "rule x86_vmx * mmio -> MMIO\n"
-				   "rule * * page_fault/fetch -> ITLB # any isa\n"
-				   "rule * * page_fault/!fetch -> DTLB\n"
+				   "rule * * page_fault&0x10 -> ITLB # any isa\n"
+				   "rule * * page_fault&!0x10 -> DTLB\n"
 				   "rule x86_vmx IO_INSTRUCTION emulate !pio -> EMUL_ONLY\n"
 				   "rule x86_vmx IO_INSTRUCTION emulate -> EMULINST\n"
 				   "rule x86_vmx MSR_* -> MSR\n"
@@ -116,14 +171,12 @@ static void test_rules(void)
 	/* isa must match: the same reason name elsewhere is another exit */
 	CHECK_STR(apply(m, "x86_svm", "KVM_EXIT_HLT", 0, 0), "OTHER(KVM_EXIT_HLT)");
 	/* first match wins: mmio before the page fault rules */
-	CHECK_STR(
-	    apply(m, "x86_vmx", "EPT_VIOLATION", BIT(KES_D_MMIO) | BIT(KES_D_PF), BIT(KES_D_PF)),
-	    "MMIO");
-	CHECK_STR(apply(m, "x86_vmx", "EPT_VIOLATION", BIT(KES_D_PF), BIT(KES_D_PF)), "ITLB");
-	CHECK_STR(apply(m, "arm64", "TRAP_DABT_LOW", BIT(KES_D_PF), 0), "DTLB");
-	/* a flag of another kind does not count as the fault's */
+	CHECK_STR(apply_pf(m, "x86_vmx", "EPT_VIOLATION", BIT(KES_D_MMIO), 0x10), "MMIO");
+	CHECK_STR(apply_pf(m, "x86_vmx", "EPT_VIOLATION", 0, 0x10), "ITLB");
+	CHECK_STR(apply_pf(m, "arm64", "TRAP_DABT_LOW", 0, 0x4), "DTLB");
+	/* a flag of another kind says nothing of the fault's value */
 	CHECK_STR(apply(m, "arm64", "X", BIT(KES_D_PF) | BIT(KES_D_MMIO), BIT(KES_D_MMIO)), "DTLB");
-	/* !fetch needs the fault seen */
+	/* &!MASK needs the fault seen */
 	CHECK_STR(apply(m, "arm64", "X", 0, 0), "OTHER(X)");
 	CHECK_STR(apply(m, "x86_vmx", "IO_INSTRUCTION", BIT(KES_D_EMULATE), 0), "EMUL_ONLY");
 	CHECK_STR(apply(m, "x86_vmx", "IO_INSTRUCTION", BIT(KES_D_EMULATE) | BIT(KES_D_PIO), 0),
@@ -136,8 +189,6 @@ static void test_rules(void)
 	CHECK_STR(apply(m, "s390", "W*", 0, 0), "LITERAL_STAR"); /* quoted: not a pattern */
 	CHECK_STR(apply(m, "s390", "Wx", 0, 0), "OTHER(Wx)");
 	CHECK_STR(apply(m, "x86_vmx", "HLT", 0, 0), "HLT"); /* '=' keeps the exit's name */
-	/* flags without their kind's mask bit are ignored (pair/ never sets them) */
-	CHECK_STR(apply(m, "arm64", "X", BIT(KES_D_PF), BIT(KES_D_PF) | BIT(KES_D_MMIO)), "ITLB");
 	/* memoized: the same pointer every time, also after the memo grew */
 	const char *first = apply(m, "x86_vmx", "MSR_READ", 0, 0);
 	char name[32];
@@ -149,6 +200,53 @@ static void test_rules(void)
 	CHECK_STR(apply(m, "riscv", "R499", 499 & 0x3e, 0), "OTHER(R499)");
 	CHECK(bucket_namer(m, intern("s390"), intern("Wait state"), NULL) == intern("HALT"),
 	      "namer");
+	bucket_map_free(m);
+}
+
+/* DETAIL&MASK / DETAIL&!MASK: the first detail's raw value, any bit of MASK. */
+static void test_values(void)
+{
+	static const char text[] = "map v\n"
+				   "rule x86_vmx EPT_VIOLATION page_fault&0x4 -> ITLB\n"
+				   "rule x86_vmx EPT_VIOLATION page_fault&!0x4 -> DTLB\n"
+				   "rule x86_vmx EPT_VIOLATION !page_fault -> NOFAULT\n"
+				   "rule x86_svm npf page_fault&0x10 page_fault&0x100000000 -> FINAL_I\n"
+				   "rule x86_svm npf page_fault&0x10 -> ITLB\n"
+				   "rule x86_svm npf page_fault&0x6 -> ANY_OF_6\n"
+				   "rule x86_svm npf -> REST\n"
+				   "rule x86_vmx CPUID pio&!1 mmio&0x2 -> IN_AND_MMIO_WRITE\n"
+				   "rule * * -> =\n";
+	char e[256];
+	struct bucket_map *m = parse(text, e, sizeof(e));
+
+	CHECK(m, "parse: %s", e);
+	if (!m)
+		return;
+	/* An EPT exit qualification: bit 2 is a fetch, bit 4 "the page was writable". */
+	CHECK_STR(apply_pf(m, "x86_vmx", "EPT_VIOLATION", 0, 0x184), "ITLB");
+	CHECK_STR(apply_pf(m, "x86_vmx", "EPT_VIOLATION", 0, 0x19a), "DTLB");
+	CHECK_STR(apply_pf(m, "x86_vmx", "EPT_VIOLATION", 0, 0x184), "ITLB"); /* memo keys on it */
+	CHECK_STR(apply_pf(m, "x86_vmx", "EPT_VIOLATION", 0, 0x2), "DTLB");
+	CHECK_STR(apply(m, "x86_vmx", "EPT_VIOLATION", 0, 0), "NOFAULT");
+	/* a stale value of a kind not seen is no fault: &MASK and &!MASK both need it seen */
+	struct pair_details d = {.mask = BIT(KES_D_MMIO)};
+	d.value[KES_D_PF] = 0x4;
+	CHECK_STR(bucket_map_apply(m, intern("x86_vmx"), intern("EPT_VIOLATION"), &d), "NOFAULT");
+	/* 64-bit values and masks; several tests in one rule must all hold */
+	CHECK_STR(apply_pf(m, "x86_svm", "npf", 0, 0x100000014ULL), "FINAL_I");
+	CHECK_STR(apply_pf(m, "x86_svm", "npf", 0, 0x200000014ULL), "ITLB");
+	/* a mask of several bits: any of them */
+	CHECK_STR(apply_pf(m, "x86_svm", "npf", 0, 0x100000004ULL), "ANY_OF_6");
+	CHECK_STR(apply_pf(m, "x86_svm", "npf", 0, 0x2), "ANY_OF_6");
+	CHECK_STR(apply_pf(m, "x86_svm", "npf", 0, 0x100000001ULL), "REST");
+	/* other kinds have values too: kvm_pio rw (1: out), kvm_mmio type (2: write) */
+	d = (struct pair_details){.mask = BIT(KES_D_PIO) | BIT(KES_D_MMIO)};
+	d.value[KES_D_PIO] = 0;
+	d.value[KES_D_MMIO] = 2;
+	CHECK_STR(bucket_map_apply(m, intern("x86_vmx"), intern("CPUID"), &d),
+		  "IN_AND_MMIO_WRITE");
+	d.value[KES_D_PIO] = 1;
+	CHECK_STR(bucket_map_apply(m, intern("x86_vmx"), intern("CPUID"), &d), "CPUID");
 	bucket_map_free(m);
 }
 
@@ -186,6 +284,50 @@ static void test_check(void)
 	}
 }
 
+/*
+ * ppc.map's x86 page faults: kvm_page_fault's error_code is an EPT exit
+ * qualification on VMX EPT_VIOLATION (fetch: bit 2) and a #PF error code on
+ * the #PF intercepts and SVM's npf (fetch: bit 4).
+ */
+static void check_ppc_page_faults(struct bucket_map *m)
+{
+	static const struct {
+		const char *isa, *reason;
+		uint64_t ec;
+		const char *want;
+	} c[] = {
+	    {"x86_vmx", "EPT_VIOLATION", 0x184, "ITLBVIRT"}, /* fetch, GVA valid, translated */
+	    {"x86_vmx", "EPT_VIOLATION", 0x4, "ITLBVIRT"},
+	    {"x86_vmx", "EPT_VIOLATION", 0x14, "ITLBVIRT"},
+	    {"x86_vmx", "EPT_VIOLATION", 0x19a, "DTLBVIRT"}, /* bit 4 without bit 2: data */
+	    {"x86_vmx", "EPT_VIOLATION", 0x10, "DTLBVIRT"},
+	    {"x86_vmx", "EPT_VIOLATION", 0x181, "DTLBVIRT"},
+	    {"x86_vmx", "EXCEPTION_NMI", 0x15, "ITLBVIRT"}, /* #PF: present, user, fetch */
+	    {"x86_vmx", "EXCEPTION_NMI", 0x10, "ITLBVIRT"},
+	    {"x86_vmx", "EXCEPTION_NMI", 0x4, "DTLBVIRT"}, /* #PF: user read */
+	    {"x86_vmx", "EXCEPTION_NMI", 0x7, "DTLBVIRT"},
+	    {"x86_svm", "npf", 0x100000014ULL, "ITLBVIRT"},
+	    {"x86_svm", "npf", 0x100000004ULL, "DTLBVIRT"}, /* user read: bit 2 is no fetch */
+	    {"x86_svm", "npf", 0x200000006ULL, "DTLBVIRT"},
+	    {"x86_svm", "PF excp", 0x15, "ITLBVIRT"},
+	    {"x86_svm", "PF excp", 0x6, "DTLBVIRT"},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++)
+		CHECK(!strcmp(apply_pf(m, c[i].isa, c[i].reason, 0, c[i].ec), c[i].want),
+		      "ppc: %s %s error_code %#llx: got %s want %s", c[i].isa, c[i].reason,
+		      (unsigned long long)c[i].ec, apply_pf(m, c[i].isa, c[i].reason, 0, c[i].ec),
+		      c[i].want);
+	/* MMIO first; an EPT violation or npf recorded without kvm_page_fault is data */
+	CHECK_STR(apply_pf(m, "x86_vmx", "EPT_VIOLATION", BIT(KES_D_MMIO), 0x184), "MMIO");
+	CHECK_STR(apply_pf(m, "x86_svm", "npf", BIT(KES_D_MMIO), 0x100000014ULL), "MMIO");
+	CHECK_STR(apply(m, "x86_vmx", "EPT_VIOLATION", 0, 0), "DTLBVIRT");
+	CHECK_STR(apply(m, "x86_svm", "npf", 0, 0), "DTLBVIRT");
+	/* EXCEPTION_NMI without a page fault: another exception, not a TLB bucket */
+	CHECK_STR(apply(m, "x86_vmx", "EXCEPTION_NMI", 0, 0), "OTHER(EXCEPTION_NMI)");
+	CHECK_STR(apply(m, "x86_vmx", "EXCEPTION_NMI", BIT(KES_D_EMULATE), 0), "EMULINST");
+}
+
 static void test_shipped(void)
 {
 	char e[512];
@@ -213,7 +355,49 @@ static void test_shipped(void)
 	m = bucket_map_open("ppc", e, sizeof(e));
 	CHECK(m && !strcmp(apply(m, "userspace", "KVM_EXIT_IO", BIT(KES_D_EMULATE), 0), "EMULINST"),
 	      "ppc");
+	if (m)
+		check_ppc_page_faults(m);
 	bucket_map_free(m);
+}
+
+/* The map examples of kvm-exitstat-exit-types(5) parse and pass the checks. */
+static void test_man_example(void)
+{
+	FILE *f = fopen("man/kvm-exitstat-exit-types.5", "r");
+	char line[512], text[4096], e[256];
+	size_t len = 0;
+	int in = 0, examples = 0;
+
+	CHECK(f != NULL, "man page (run from the repository root)");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, ".nf", 3)) {
+			in = 1;
+			len = 0;
+			continue;
+		}
+		if (!strncmp(line, ".fi", 3) && in) {
+			in = 0;
+			text[len] = '\0';
+			if (strncmp(text, "map ", 4))
+				continue;
+			examples++;
+			struct bucket_map *m = parse(text, e, sizeof(e));
+			CHECK(m && bucket_map_check(m, &types, e, sizeof(e)) == 0, "man: %s", e);
+			if (m) /* the example's own point: bit 2 on VMX, bit 4 on SVM */
+				CHECK(!strcmp(apply_pf(m, "x86_vmx", "EPT_VIOLATION", 0, 0x4), "ITLB") &&
+					  !strcmp(apply_pf(m, "x86_svm", "npf", 0, 0x4), "DTLB"),
+				      "man example's page faults");
+			bucket_map_free(m);
+			continue;
+		}
+		for (char *c = line; in && *c && len < sizeof(text) - 1; c++)
+			if (!(c[0] == '\\' && c[1] == '-')) /* roff's \- is a plain minus */
+				text[len++] = *c;
+	}
+	fclose(f);
+	CHECK(examples == 1, "%d map examples", examples);
 }
 
 /* A map read at run time, by path; and what an unknown name says. */
@@ -432,8 +616,10 @@ int main(void)
 	}
 	test_errors();
 	test_rules();
+	test_values();
 	test_check();
 	test_shipped();
+	test_man_example();
 	test_user_file();
 	for (size_t i = 0; i < ARRAY_SIZE(isas); i++)
 		test_fixture(isas[i]);

@@ -25,6 +25,13 @@ static void detail(uint64_t ts, int32_t tid, enum kes_detail k, uint64_t sub, ui
 	pair_event(p, &e);
 }
 
+static void detail_v(uint64_t ts, int32_t tid, enum kes_detail k, uint64_t value)
+{
+	struct kes_event e = { .ts = ts, .tid = tid, .vcpu = -1, .kind = KES_DETAIL,
+			       .detail = (uint16_t)k, .value = value };
+	pair_event(p, &e);
+}
+
 static const struct stats_acc *get(struct stats_table *t, const char *name, int32_t tid,
 				   int32_t vcpu)
 {
@@ -163,11 +170,60 @@ static void test_namer(void)
 	teardown();
 }
 
+/* "PF_<value>" (and "_M<value>" for an MMIO) from the first detail of each kind. */
+static const char *value_namer(void *arg, const char *isa, const char *reason,
+			       const struct pair_details *d)
+{
+	char buf[64];
+	int n = 0;
+
+	(void)arg;
+	if (!(d->mask & (1u << KES_D_PF)))
+		return reason;
+	n = snprintf(buf, sizeof(buf), "PF_%llx", (unsigned long long)d->value[KES_D_PF]);
+	if (d->mask & (1u << KES_D_MMIO))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, "_M%llx",
+			 (unsigned long long)d->value[KES_D_MMIO]);
+	return intern(buf);
+}
+
+/* Each kind's first value, per exit: a later one, or the previous exit's, never shows. */
+static void test_values(void)
+{
+	setup(false);
+	pair_set_namer(p, value_namer, NULL);
+	ev(100, 10, KES_EXIT, "EPT_VIOLATION", 0);
+	detail_v(110, 10, KES_D_PF, 0x184);
+	detail_v(115, 20, KES_D_PF, 0x4);	/* another thread's: not this exit's */
+	detail_v(120, 10, KES_D_PF, 0x2);	/* the second fault of the exit */
+	detail_v(130, 10, KES_D_MMIO, 2);
+	ev(200, 10, KES_ENTRY, NULL, 0);	/* PF_184_M2, 100 */
+	ev(300, 10, KES_EXIT, "EPT_VIOLATION", 0);
+	detail_v(310, 10, KES_D_PF, 0x19a);
+	ev(400, 10, KES_ENTRY, NULL, 0);	/* PF_19a, 100: no MMIO left from the last exit */
+	ev(500, 10, KES_EXIT, "HLT", 0);
+	ev(550, 10, KES_ENTRY, NULL, 0);	/* HLT: no fault left either */
+	detail_v(560, 10, KES_D_PF, 0x7);	/* in the guest: belongs to no exit */
+	ev(600, 10, KES_EXIT, "HLT", 0);
+	ev(620, 10, KES_ENTRY, NULL, 0);
+	pair_finish(p);
+	const struct stats_acc *a = get(ex, "PF_184_M2", 10, 0);
+	CHECK(a && a->count == 1 && a->sum == 100, "first fault's value, first MMIO's value");
+	a = get(ex, "PF_19a", 10, 0);
+	CHECK(a && a->count == 1 && a->sum == 100, "the next exit's own value");
+	a = get(ex, "HLT", 10, 0);
+	CHECK(a && a->count == 2 && a->sum == 70, "no stale fault on later exits");
+	CHECK(!get(ex, "PF_2", 10, 0) && !get(ex, "PF_4", 10, 0) && !get(ex, "PF_7", 10, 0),
+	      "no other value");
+	teardown();
+}
+
 int main(void)
 {
 	test_interleaved();
 	test_lost_and_backwards();
 	test_details_and_sub();
 	test_namer();
+	test_values();
 	return test_summary("test_pair");
 }

@@ -293,32 +293,40 @@ static void test_userspace_and_details(void)
 		uint64_t sub;
 		uint32_t flags;
 		int vcpu;
+		uint64_t value; /* the flag field, whole */
 	} d[] = {
-	    {TF "kvm_mmio: mmio write len 1 gpa 0xd0010 val 0x0", KES_D_MMIO, 0xd0010, 1, -1},
+	    {TF "kvm_mmio: mmio write len 1 gpa 0xd0010 val 0x0", KES_D_MMIO, 0xd0010, 1, -1, 2},
 	    {TF "kvm_mmio: mmio read len 4 gpa 0xfee00030 val 0x50014", KES_D_MMIO, 0xfee00030, 0,
-	     -1},
-	    {TF "kvm_fast_mmio: fast mmio at gpa 0xfe003000", KES_D_MMIO, 0xfe003000, 0, -1},
-	    {TF "kvm_pio: pio_read at 0x3f8 size 1 count 1 val 0x0 ", KES_D_PIO, 0x3f8, 0, -1},
-	    {TF "kvm_pio: pio_write at 0x80 size 1 count 2 val 0x0 (...)", KES_D_PIO, 0x80, 1, -1},
-	    {TF "kvm_emulate_insn: 10000:8:e6 80 (real)", KES_D_EMULATE, 8, 0, -1},
+	     -1, 1},
+	    {TF "kvm_fast_mmio: fast mmio at gpa 0xfe003000", KES_D_MMIO, 0xfe003000, 0, -1, 0},
+	    {TF "kvm_pio: pio_read at 0x3f8 size 1 count 1 val 0x0 ", KES_D_PIO, 0x3f8, 0, -1, 0},
+	    {TF "kvm_pio: pio_write at 0x80 size 1 count 2 val 0x0 (...)", KES_D_PIO, 0x80, 1, -1,
+	     1},
+	    {TF "kvm_emulate_insn: 10000:8:e6 80 (real)", KES_D_EMULATE, 8, 0, -1, 0},
 	    {TF "kvm_emulate_insn: 0:ffffffff81000000:0f 01 c1 (prot64) failed", KES_D_EMULATE,
-	     0xffffffff81000000ULL, 1, -1},
-	    {TF "kvm_emulate_insn:     10000:a: 66 49 FAIL", KES_D_EMULATE, 0xa, 1, -1},
-	    {TF "kvm_hypercall: nr 0xc a0 0x1 a1 0x0 a2 0x0 a3 0x0", KES_D_HCALL, 0xc, 0, -1},
-	    {TF "kvm_msr: msr_write c0000100 = 0x7f00 (#GP)", KES_D_MSR, 0xc0000100, 1, -1},
-	    {TF "kvm_msr: msr_read 1b = 0xfee00900", KES_D_MSR, 0x1b, 0, -1},
+	     0xffffffff81000000ULL, 1, -1, 1},
+	    {TF "kvm_emulate_insn:     10000:a: 66 49 FAIL", KES_D_EMULATE, 0xa, 1, -1, 1},
+	    {TF "kvm_hypercall: nr 0xc a0 0x1 a1 0x0 a2 0x0 a3 0x0", KES_D_HCALL, 0xc, 0, -1, 0},
+	    {TF "kvm_msr: msr_write c0000100 = 0x7f00 (#GP)", KES_D_MSR, 0xc0000100, 1, -1, 1},
+	    {TF "kvm_msr: msr_read 1b = 0xfee00900", KES_D_MSR, 0x1b, 0, -1, 0},
+	    /* kvm_page_fault: no flag (its bits mean different things per exit), the value whole */
 	    {TF "kvm_page_fault: vcpu 1 rip 0xffffffff81000000 address 0x0000000000001000 "
 		"error_code 0x14",
-	     KES_D_PF, 0x1000, 1, 1},
-	    {TF "kvm_page_fault: address 7f0001000 error_code 6", KES_D_PF, 0x7f0001000ULL, 0, -1},
+	     KES_D_PF, 0x1000, 0, 1, 0x14},
+	    {TF "kvm_page_fault: vcpu 0 rip 0x1000 address 0x0000000000006000 "
+		"error_code 0x100000014",
+	     KES_D_PF, 0x6000, 0, 0, 0x100000014ULL},
+	    {TF "kvm_page_fault: address 7f0001000 error_code 6", KES_D_PF, 0x7f0001000ULL, 0, -1,
+	     6},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(d); i++) {
 		ev = one(d[i].line);
 		CHECK(ev && ev->kind == KES_DETAIL && ev->detail == d[i].kind &&
 			  ev->sub == d[i].sub && ev->flags == d[i].flags && ev->vcpu == d[i].vcpu &&
-			  !ev->isa,
-		      "%s: kind %d sub %llx flags %u vcpu %d", d[i].line, ev ? ev->detail : -1,
-		      ev ? (unsigned long long)ev->sub : 0, ev ? ev->flags : 0, ev ? ev->vcpu : -2);
+			  ev->value == d[i].value && !ev->isa,
+		      "%s: kind %d sub %llx flags %u vcpu %d value %llx", d[i].line,
+		      ev ? ev->detail : -1, ev ? (unsigned long long)ev->sub : 0, ev ? ev->flags : 0,
+		      ev ? ev->vcpu : -2, ev ? (unsigned long long)ev->value : 0);
 	}
 
 	/* other events: parsed, not KVM; a KVM event printed in no known way: undecoded */
@@ -496,7 +504,7 @@ static void same_events(const char *name, const struct got *dat, const struct go
 		bool same = a->kind == b->kind && a->detail == b->detail && a->flags == b->flags &&
 			    a->reason == b->reason && a->isa == b->isa && a->tid == b->tid &&
 			    a->cpu == b->cpu && a->vcpu == b->vcpu && a->sub == b->sub &&
-			    (tc == TS_NONE || ts == b->ts);
+			    a->value == b->value && (tc == TS_NONE || ts == b->ts);
 		if (!same) {
 			bad++;
 			fprintf(
@@ -720,7 +728,7 @@ static void gen_check(struct gen *g, bool tracecmd)
 		g->compared++;
 		if (a->kind == b->kind && a->reason == b->reason && a->isa == b->isa &&
 		    a->vcpu == b->vcpu && a->tid == b->tid && a->sub == b->sub &&
-		    a->flags == b->flags && a->detail == b->detail)
+		    a->flags == b->flags && a->detail == b->detail && a->value == b->value)
 			continue;
 		if (g->bad++ < 8)
 			fprintf(stderr, "  %s #%zu: decoder %s %s vcpu %d / text %s %s vcpu %d\n",
@@ -821,6 +829,9 @@ static void gen_x86_details(void)
 		{ "kvm_msr", "write", 0, "ecx", 0x1b },
 		{ "kvm_page_fault", "error_code", 0x14, "fault_address", 0x7f0001000ULL },
 		{ "kvm_page_fault", "vcpu_id", 2, "fault_address", 0x1000 },
+		/* SVM npf: bits 32+ (PFERR_GUEST_FINAL) must survive both readers */
+		{ "kvm_page_fault", "error_code", 0x100000014ULL, "fault_address", 0x6000 },
+		{ "kvm_page_fault", "error_code", 0x19a, "fault_address", 0xfee00000 },
 	};
 
 	g->tep = formats_tep("x86", "kvm", false);

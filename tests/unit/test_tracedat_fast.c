@@ -70,7 +70,7 @@ static int collect(void *arg, const void *data, int size, uint64_t ts, int cpu, 
 		s->r = xrealloc(s->r, s->cap * sizeof(*s->r));
 	}
 	/* libtracecmd hands out negative sizes from corrupt pages */
-	s->r[s->n++] = (struct rec){ ts, size > 0 ? fnv(data, (size_t)size) : 0, cpu, size, missed };
+	s->r[s->n++] = (struct rec){ts, size > 0 ? fnv(data, (size_t)size) : 0, cpu, size, missed};
 	return 0;
 }
 
@@ -108,8 +108,9 @@ static long compare(const char *path, bool want_fast)
 
 		if (x->ts != y->ts || x->cpu != y->cpu || x->size != y->size ||
 		    x->hash != y->hash || x->missed != y->missed) {
-			CHECK(0, "%s: record %zu: fast ts %llu cpu %d size %d missed %lld, "
-				 "libtracecmd ts %llu cpu %d size %d missed %lld",
+			CHECK(0,
+			      "%s: record %zu: fast ts %llu cpu %d size %d missed %lld, "
+			      "libtracecmd ts %llu cpu %d size %d missed %lld",
 			      path, i, (unsigned long long)x->ts, x->cpu, x->size, x->missed,
 			      (unsigned long long)y->ts, y->cpu, y->size, y->missed);
 			goto out;
@@ -240,11 +241,15 @@ static void free_meta(struct meta *m)
 static int write_dat(const char *path, const struct meta *mt, int ncpus, struct page *pages,
 		     const int *cpus, size_t npages)
 {
-	struct datwrite_format f = { "kvm", mt->fmt, mt->fmtlen };
-	struct datwrite_meta m = { .header_page = mt->hp, .header_page_len = mt->hplen,
-				   .header_event = mt->he, .header_event_len = mt->helen,
-				   .formats = &f, .nformats = 1, .uname = true,
-				   .trace_clock = "[local] global\n" };
+	struct datwrite_format f = {"kvm", mt->fmt, mt->fmtlen};
+	struct datwrite_meta m = {.header_page = mt->hp,
+				  .header_page_len = mt->hplen,
+				  .header_event = mt->he,
+				  .header_event_len = mt->helen,
+				  .formats = &f,
+				  .nformats = 1,
+				  .uname = true,
+				  .trace_clock = "[local] global\n"};
 	char e[256];
 	struct datwrite *w = datwrite_new(path, ncpus, PAGE, e, sizeof(e));
 	int ret = -1;
@@ -351,7 +356,7 @@ static void test_merge(const struct meta *m)
 	enum { NCPU = 4, PER = 24 };
 	static struct page many[NCPU * PER];
 	static int mcpus[NCPU * PER];
-	uint64_t ts[NCPU] = { 100, 100, 50, 7000 };
+	uint64_t ts[NCPU] = {100, 100, 50, 7000};
 	unsigned seed = 1;
 	size_t n = 0;
 
@@ -462,6 +467,14 @@ static void test_corrupt(void)
 	ret = survive(bad, e, sizeof(e));
 	CHECK(ret == -2 && strstr(e, "corrupt ring-buffer page at file offset"),
 	      "corrupt first page: %d '%s'", ret, e);
+	/* ... all of it: the second record of cpu 0's first page runs past the commit */
+	uint32_t type0 = 0;
+	copy_file(good, bad, -1);
+	patch(bad, base + 16 + 20, &type0, 4);
+	patch(bad, base + 16 + 24, &huge, 4);
+	ret = survive(bad, e, sizeof(e));
+	CHECK(ret == -2 && strstr(e, "corrupt ring-buffer page"), "corrupt first page record: %d '%s'",
+	      ret, e);
 	/* every byte of every page header set to 0xff in turn: one error line or a read */
 	int errors = 0, reads = 0;
 	for (int pg = 0; pg < 7; pg++)
@@ -480,7 +493,7 @@ static void test_corrupt(void)
 	CHECK(errors + reads == 7 * 16, "flipped headers: %d errors, %d reads", errors, reads);
 	CHECK(errors >= 7 && reads >= 7 * 8, "flips: %d errors, %d reads", errors, reads);
 	/* truncated copies: libtracecmd refuses them, or the layout does: no SIGBUS */
-	long cuts[] = { 5, 20, 100, 600, base - 1, base + 10, base + PAGE + 100, base + 5 * PAGE };
+	long cuts[] = {5, 20, 100, 600, base - 1, base + 10, base + PAGE + 100, base + 5 * PAGE};
 	for (size_t i = 0; i < ARRAY_SIZE(cuts); i++) {
 		copy_file(good, bad, cuts[i]);
 		ret = survive(bad, e, sizeof(e));
@@ -549,14 +562,15 @@ static void test_walker(void)
 	rec_padding(&p, 2, 8);
 	rec_data(&p, 1, 16, 1);
 	page_commit(&p, RINGPAGE_MISSING_EVENTS | RINGPAGE_MISSING_STORED, 77);
-	CHECK(ringpage_open(&c, p.b, PAGE, 8) == 0 && c.missed == 77, "open: missed %lld", c.missed);
+	CHECK(ringpage_open(&c, p.b, PAGE, 8) == 0 && c.missed == 77, "open: missed %lld",
+	      c.missed);
 	CHECK(ringpage_next(&c, &r) == 1 && r.ts == 100 + (1ULL << 30) + 4 && r.missed == 0,
 	      "after an extend: ts %llu missed %lld", (unsigned long long)r.ts, r.missed);
 	CHECK(ringpage_next(&c, &r) == 1 && r.ts == 100 + (1ULL << 30) + 7 && r.size == 16,
 	      "padding delta counts: ts %llu", (unsigned long long)r.ts);
 	CHECK(ringpage_next(&c, &r) == 0, "end of page");
 	CHECK(ringpage_count(p.b, PAGE, 8, &info) == 0 && info.events == 2 && info.missed == 77 &&
-		      info.missed_known,
+		  info.missed_known,
 	      "ringpage_count agrees");
 	CHECK(ringpage_open(&c, p.b, 15, 8) < 0, "page shorter than its header");
 	CHECK(ringpage_open(&c, p.b, PAGE, 6) < 0, "bad long size");
@@ -571,14 +585,15 @@ static int compare_files(int argc, char **argv)
 
 		tracedat_close(td);
 		long n = compare(argv[i], fast);
-		printf("%s: %ld records, %s\n", argv[i], n, fast ? "fast path" : "libtracecmd only");
+		printf("%s: %ld records, %s\n", argv[i], n,
+		       fast ? "fast path" : "libtracecmd only");
 	}
 	return test_summary("test_tracedat_fast");
 }
 
 int main(int argc, char **argv)
 {
-	struct meta m = { 0 };
+	struct meta m = {0};
 
 	if (argc > 1)
 		return compare_files(argc, argv);

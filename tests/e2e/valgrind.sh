@@ -1,0 +1,60 @@
+#!/bin/sh
+# The end-to-end paths under valgrind's memcheck: report on a real recording
+# (both trace.dat readers), on the ftrace text fixture and a PPC report, a
+# diff, and one record run. Any memcheck error or definite leak fails (status
+# 99). Slow (valgrind is ~30x), so it runs only with VALGRIND=1 (CI sets it
+# once); otherwise it runs nothing and says "0 passed, 0 failed" (a SKIP line
+# would count as a failure under CI=true). An ASan build cannot run under
+# valgrind: nothing runs then either.
+. tests/e2e/lib.sh
+FIX=tests/fixtures
+
+if [ "${VALGRIND:-0}" != 1 ]; then
+	echo "valgrind.sh: set VALGRIND=1 to run"
+	summary
+	exit
+fi
+if grep -q __asan_init "$KES" 2>/dev/null; then
+	echo "valgrind.sh: $KES is an ASan build, which valgrind cannot run"
+	summary
+	exit
+fi
+command -v valgrind >/dev/null || { bad "VALGRIND=1 but valgrind is not installed (make deps)"; summary; exit; }
+# The probe child (src/source/tracedat-probe.c) is checked too: valgrind follows forks.
+VG="valgrind -q --num-callers=40 --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	--show-leak-kinds=definite --suppressions=tests/e2e/valgrind.supp"
+
+# vg DESC WANT CMD...: the command under memcheck must exit WANT (0, or 1 for a
+# refused input) with no memcheck report.
+vg() {
+	d=$1 want=$2
+	shift 2
+	$VG "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ] && ! grep -q '^==[0-9]*==' "$TMP/err"; then
+		ok
+	else
+		bad "$d: status $rc, want $want"
+		head -n 40 "$TMP/err"
+	fi
+}
+
+vg "report: ftrace text" 0 "$KES" report -i "$FIX/text/trace.txt"
+check "report: ftrace text: a report" grep -q '^KVM_EXIT_IO ' "$TMP/out"
+vg "report: perf script text, by sub-key, JSON" 0 "$KES" report --by-sub -f json -i "$FIX/text/perf.txt"
+vg "report: trace-cmd v7 zstd file" 0 "$KES" report -f table --per-vcpu -i "$FIX/text/trace.dat"
+vg "diff: two PPC reports" 0 "$KES" diff "$FIX/ppc/report-2010-nopv.txt" "$FIX/ppc/report-2010-pv.txt"
+vg "report: a truncated trace.dat is refused" 1 "$KES" report -i "$FIX/bad/input/truncated-cpu-data.dat"
+vg "report: garbage is refused" 1 "$KES" report -i "$FIX/bad/datread/ringpage-tail-short-1.bin"
+
+need_kvm
+vg "record" 0 "$KES" record -q -o "$TMP/rec.dat" -- "$EXITGEN" --io 100 --mmio 50 --quiet
+check "record: a trace.dat" test -s "$TMP/rec.dat"
+vg "report: the recording (fast path)" 0 "$KES" report -i "$TMP/rec.dat"
+check "report: the recording: 100 KVM_EXIT_IO" grep -q '^KVM_EXIT_IO count 100 ' "$TMP/out"
+vg "report: the recording by sub-key" 0 "$KES" report --by-sub -f csv -i "$TMP/rec.dat"
+export KES_NO_FASTPATH=1
+vg "report: the recording (libtracecmd)" 0 "$KES" report -i "$TMP/rec.dat"
+unset KES_NO_FASTPATH
+check "report: libtracecmd: 100 KVM_EXIT_IO" grep -q '^KVM_EXIT_IO count 100 ' "$TMP/out"
+summary

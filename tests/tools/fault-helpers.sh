@@ -1,0 +1,88 @@
+# Shared by tests/e2e/faults-*.sh (sourced after lib.sh and record-helpers.sh).
+# Not a test itself. After every fault the tests check that the host is as it
+# was: no kvm-exitstat instance of a dead owner that was not there before, the
+# top-level tracing state unchanged, and the file left behind (if any) readable.
+TRACING=/sys/kernel/tracing
+
+# The host's top-level tracing state, one "file: value" line each.
+tracing_state() {
+	for f in tracing_on current_tracer set_event buffer_size_kb trace_options \
+		events/kvm/enable; do
+		printf '%s: %s\n' "$f" "$(tr '\n' ' ' <"$TRACING/$f" 2>&1)"
+	done
+	for f in "$TRACING"/options/*; do
+		printf '%s: %s\n' "${f#"$TRACING"/}" "$(cat "$f" 2>&1)"
+	done
+}
+
+# before_fault: remember the state and the kvm-exitstat instances now there.
+before_fault() {
+	tracing_state >"$TMP/state.before"
+	ls "$INSTANCES" 2>/dev/null | grep '^kvm-exitstat-' >"$TMP/inst.before"
+}
+
+# No kvm-exitstat instance of a dead owner that was not there before (ours
+# are gone when our run ends; those of other live processes are theirs).
+# The owner is the number the name ends with (kvm-exitstat-PID, or other
+# tools' kvm-exitstat-text-a-PID). lib.sh's check() keeps its text in $d:
+# these helpers use other names.
+no_new_stale() {
+	for _i in "$INSTANCES"/kvm-exitstat-*; do
+		[ -d "$_i" ] || continue
+		_n=${_i##*/}
+		kill -0 "${_n##*-}" 2>/dev/null && continue
+		grep -qx "$_n" "$TMP/inst.before" || { echo "stale instance $_n"; return 1; }
+	done
+	return 0
+}
+
+# after_fault NAME PID...: the host checks, each a test. PID: a recorder or
+# top whose instance must be gone.
+after_fault() {
+	_name=$1
+	shift
+	for _p in "$@"; do
+		check "$_name: instance kvm-exitstat-$_p removed" test ! -e "$INSTANCES/kvm-exitstat-$_p"
+	done
+	check "$_name: no new stale instance" no_new_stale
+	tracing_state >"$TMP/state.after"
+	if cmp -s "$TMP/state.before" "$TMP/state.after"; then
+		ok
+	else
+		bad "$_name: top-level tracing state changed: $(diff "$TMP/state.before" "$TMP/state.after" | grep '^[<>]' | tr '\n' ' ')"
+	fi
+}
+
+# readable NAME FILE: report and trace-cmd report read it, and agree on the
+# number of events with libtracecmd.
+readable() {
+	"$KES" report -i "$2" -f csv >"$TMP/readable.csv" 2>"$TMP/readable.err"
+	eq "$1: kvm-exitstat report -i exit status" "$?" 0
+	check "$1: report has exit rows" grep -q '^KVM_EXIT_' "$TMP/readable.csv"
+	tc=$(tc_counts "$2")
+	check "$1: trace-cmd report reads events" test -n "$tc"
+	eq "$1: trace-cmd report = libtracecmd" "$tc" "$(dc_counts "$2")"
+}
+
+# one_line NAME FILE PATTERN: FILE is exactly one line, "kvm-exitstat: ..." matching PATTERN.
+one_line() {
+	eq "$1: one line on stderr" "$(wc -l <"$2")" 1
+	check "$1: message '$3' (got: $(head -c 200 "$2"))" grep -q "^kvm-exitstat: .*$3" "$2"
+}
+
+# bg PIDFILE COMMAND...: COMMAND in the background under a 60 s timeout; its
+# own pid (the instance's name) in PIDFILE, the timeout's in $!.
+bg() {
+	_pf=$1
+	shift
+	rm -f "$_pf"
+	timeout 60 sh -c 'echo $$ >"$0"; exec "$@"' "$_pf" "$@" &
+	BG=$!
+	_w=0
+	while [ ! -s "$_pf" ] && [ $_w -lt 100 ]; do sleep 0.1; _w=$((_w + 1)); done
+}
+
+# exitgen_pid FILE: the pid from an exitgen output's "exitgen: pid N" line.
+exitgen_pid() { awk '/^exitgen: pid/ { print $3; exit }' "$1"; }
+# vcpu_tids FILE: its vCPU thread ids, one a line.
+vcpu_tids() { awk '/^vcpu/ { print $4 }' "$1"; }
