@@ -3,7 +3,8 @@
  * Timing buckets: the KVM-PPC exit-timing view (MMIO, EMULINST, DTLBVIRT,
  * HALT, ...) on every ISA. A bucket map is an ordered list of rules, first
  * match wins, that names the row an exit is counted in from its ISA, its
- * reason and the detail events seen while it was handled (see pair.h). An
+ * reason and the detail events seen while it was handled (their kinds, flags
+ * and the raw value of the first of each kind: struct pair_details). An
  * exit no rule matches is counted in "OTHER(<reason>)": never dropped.
  * Maps are data files (exit_types/NAME.map, built into the binary, or a user's
  * file); format: kvm-exitstat-exit-types(5), BUCKET MAPS.

@@ -88,6 +88,11 @@ int collect_lost(const struct collect *c, uint64_t *lost);
 /* Closes the readers first (rmdir fails with EBUSY while they are open), then removes the instance.
  */
 void collect_free(struct collect *c);
+/*
+ * True while any thread of pid runs. A zombie counts as gone (kill(pid, 0)
+ * still succeeds on it), a process whose main thread exited as alive.
+ */
+bool collect_pid_alive(int32_t pid);
 /* Removes "kvm-exitstat-<pid>" instances whose owner is gone. Returns how many. */
 int collect_reap_stale(void);
 

@@ -24,7 +24,7 @@ enum kes_detail {
 	KES_D_EMULATE,	/* sub = rip */
 	KES_D_HCALL,	/* sub = hypercall nr */
 	KES_D_MSR,	/* sub = msr index */
-	KES_D_PF,	/* sub = fault address; value = error_code (x86: its meaning depends on the exit) */
+	KES_D_PF,	/* sub = fault address; value = error_code (x86: per exit, see ppc.map) */
 	KES_D_MAX,
 };
 

@@ -22,7 +22,8 @@ struct pair;
  * and the next entry on its thread (for userspace exits: between the previous
  * KVM_RUN and the exit). Bit k of mask is set when a detail of kind k (enum
  * kes_detail) was seen; bit k of flags when one of them had its flag set
- * (kvm_mmio: write; kvm_pio: out; ...). sub is the first detail's sub-key.
+ * (kvm_mmio: write; kvm_pio: out; ...). sub is the sub-key of the most telling
+ * detail (port, gpa, MSR, hypercall nr before fault address before rip).
  * value[k] is the first kind-k detail's raw value (kes_event.value, e.g.
  * kvm_page_fault's error_code); it is meaningful only where mask has bit k,
  * and is not cleared between exits (clearing it would cost every exit).
@@ -30,7 +31,8 @@ struct pair;
 struct pair_details {
 	uint32_t mask;
 	uint32_t flags;
-	uint64_t sub;
+	uint64_t sub;	   /* from the most telling detail: see pair.c */
+	uint16_t sub_kind; /* enum kes_detail the sub-key came from */
 	bool has_sub;
 	uint64_t value[KES_D_MAX];
 };

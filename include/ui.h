@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include "exittypes.h"
 
+struct bucket_map;
+
 enum ui_output {
 	UI_OUT_SCREEN, /* the ncurses view */
 	UI_OUT_ONCE,   /* one interval's table on stdout, no curses */
@@ -30,11 +32,13 @@ struct ui_top_opts {
 	double delay;	    /* refresh interval, seconds */
 	enum ui_output out;
 	enum ui_source source;
-	bool csv;	     /* --log: comma-separated */
-	bool skip_zero;	     /* --log: no line for an interval without exits */
-	bool times;	     /* --log: an average handling time column per reason */
-	const char *log_file; /* --log: append here (reopened on SIGHUP), NULL: stdout */
-	unsigned buffer_kb;  /* per-CPU ring buffer, 0: default */
+	bool csv;		    /* --log: comma-separated */
+	bool skip_zero;		    /* --log: no line for an interval without exits */
+	bool times;		    /* --log: an average handling time column per reason */
+	const char *log_file;	    /* --log: append here (reopened on SIGHUP), NULL: stdout */
+	unsigned buffer_kb;	    /* per-CPU ring buffer, 0: default */
+	struct bucket_map *buckets; /* count exits in timing buckets (buckets.h), or NULL */
+	const char *buckets_name;   /* for the header */
 	const struct exit_types *types;
 };
 

@@ -210,53 +210,10 @@ static void release_child(int gate)
 	close(gate);
 }
 
-/* A thread's state letter from /proc/PID/task/TID/stat: after the last ')'. */
-static char task_state(int32_t pid, const char *tid)
-{
-	char path[320], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 'X';
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] ? p[2] : 'X';
-}
-
-/*
- * A zombie has exited: only its parent has not reaped it yet (a VMM whose
- * manager hangs), and kill(pid, 0) still succeeds on it. A process whose
- * main thread has exited lives while another of its threads runs.
- */
-static bool alive(int32_t pid)
-{
-	char path[64];
-	struct dirent *de;
-	bool live = false;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d) /* no /proc: ask the kernel the old way */
-		return kill(pid, 0) == 0 || errno == EPERM;
-	while (!live && (de = readdir(d))) {
-		char st = de->d_name[0] == '.' ? 'X' : task_state(pid, de->d_name);
-
-		live = st != 'Z' && st != 'X' && st != 'x';
-	}
-	closedir(d);
-	return live;
-}
-
 static bool any_alive(const int32_t *pids, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (alive(pids[i]))
+		if (collect_pid_alive(pids[i]))
 			return true;
 	return false;
 }

@@ -9,33 +9,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <regex.h>
+#include "buckets.h"
 #include "common.h"
 #include "cli.h"
 #include "ui.h"
 
 static const char usage_text[] =
-	"usage: kvm-exitstat top [options]\n"
-	"\n"
-	"Live view of KVM exits per reason, VM and vCPU: counts, rates and handling times\n"
-	"(avg, p99, max, share of time). Keys: h in the view. Needs root; traces in a\n"
-	"private tracefs instance.\n"
-	"\n"
-	"  -p, --pid PID[,PID]      only these processes (VMMs) and all their threads; repeatable\n"
-	"  -g, --guest NAME         only the VMs named NAME (QEMU -name, else the process name)\n"
-	"  -a, --all                every VM on the host (the default)\n"
-	"  -f, --fields REGEX       only exit reasons matching REGEX; '-f help' lists them\n"
-	"  -d, -s, --delay SECS     refresh interval, 0.1 to 3600 (default 1)\n"
-	"  -1, --once, --batch      print one interval's table and exit, no curses\n"
-	"  -l, --log                one line per interval on stdout (like vmstat)\n"
-	"  -L, --log-to-file FILE   the same, appended to FILE (reopened on SIGHUP)\n"
-	"  -c, --csv                log in CSV (with -l or -L)\n"
-	"  -z, --skip-zero-records  log: no line for an interval without exits\n"
-	"      --times              log: an average handling time column (us) per reason\n"
-	"      --source SRC         auto (default), exits (kvm_exit/kvm_entry), userspace\n"
-	"  -b, --buffer KB          per-CPU ring buffer size (default 4096)\n"
-	"      --exit-types FILE    extra exit_types data file (see kvm-exitstat-exit-types(5))\n"
-	"  -t, --tracepoints        accepted for kvm_stat compatibility\n"
-	"  -h, --help               this text\n";
+    "usage: kvm-exitstat top [options]\n"
+    "\n"
+    "Live view of KVM exits per reason, VM and vCPU: counts, rates and handling times\n"
+    "(avg, p99, max, share of time). Keys: h in the view. Needs root; traces in a\n"
+    "private tracefs instance.\n"
+    "\n"
+    "  -p, --pid PID[,PID]      only these processes (VMMs) and all their threads; repeatable\n"
+    "  -g, --guest NAME         only the VMs named NAME (QEMU -name, else the process name)\n"
+    "  -a, --all                every VM on the host (the default)\n"
+    "  -f, --fields REGEX       only exit reasons matching REGEX; '-f help' lists them\n"
+    "  -d, -s, --delay SECS     refresh interval, 0.1 to 3600 (default 1)\n"
+    "  -1, --once, --batch      print one interval's table and exit, no curses\n"
+    "  -l, --log                one line per interval on stdout (like vmstat)\n"
+    "  -L, --log-to-file FILE   the same, appended to FILE (reopened on SIGHUP)\n"
+    "  -c, --csv                log in CSV (with -l or -L)\n"
+    "  -z, --skip-zero-records  log: no line for an interval without exits\n"
+    "      --times              log: an average handling time column (us) per reason\n"
+    "      --source SRC         auto (default), exits (kvm_exit/kvm_entry), userspace\n"
+    "      --buckets MAP        count exits in timing buckets (ppc, native or a map file)\n"
+    "  -b, --buffer KB          per-CPU ring buffer size (default 4096)\n"
+    "      --exit-types FILE    extra exit_types data file (see kvm-exitstat-exit-types(5))\n"
+    "  -t, --tracepoints        accepted for kvm_stat compatibility\n"
+    "  -h, --help               this text\n";
 
 struct top_args {
 	struct ui_top_opts o;
@@ -47,7 +49,7 @@ struct top_args {
 	size_t ntypes;
 };
 
-enum { OPT_TIMES = 256, OPT_SOURCE, OPT_TYPES };
+enum { OPT_TIMES = 256, OPT_SOURCE, OPT_TYPES, OPT_BUCKETS };
 
 static int add_pids(struct top_args *a, const char *s)
 {
@@ -126,6 +128,9 @@ static int parse_opt(struct top_args *a, int c, const char *arg)
 		return 0;
 	case OPT_SOURCE:
 		return parse_source(arg, &a->o.source);
+	case OPT_BUCKETS:
+		a->o.buckets_name = arg;
+		return 0;
 	case 'b': {
 		unsigned long kb = strtoul(arg, &end, 10);
 
@@ -152,25 +157,26 @@ static int parse_opt(struct top_args *a, int c, const char *arg)
 static int parse_args(int argc, char **argv, struct top_args *a)
 {
 	static const struct option longs[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "guest", required_argument, NULL, 'g' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "fields", required_argument, NULL, 'f' },
-		{ "delay", required_argument, NULL, 'd' },
-		{ "set-delay", required_argument, NULL, 's' },
-		{ "once", no_argument, NULL, '1' },
-		{ "batch", no_argument, NULL, '1' },
-		{ "log", no_argument, NULL, 'l' },
-		{ "log-to-file", required_argument, NULL, 'L' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "skip-zero-records", no_argument, NULL, 'z' },
-		{ "times", no_argument, NULL, OPT_TIMES },
-		{ "source", required_argument, NULL, OPT_SOURCE },
-		{ "buffer", required_argument, NULL, 'b' },
-		{ "exit-types", required_argument, NULL, OPT_TYPES },
-		{ "tracepoints", no_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"pid", required_argument, NULL, 'p'},
+	    {"guest", required_argument, NULL, 'g'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"fields", required_argument, NULL, 'f'},
+	    {"delay", required_argument, NULL, 'd'},
+	    {"set-delay", required_argument, NULL, 's'},
+	    {"once", no_argument, NULL, '1'},
+	    {"batch", no_argument, NULL, '1'},
+	    {"log", no_argument, NULL, 'l'},
+	    {"log-to-file", required_argument, NULL, 'L'},
+	    {"csv", no_argument, NULL, 'c'},
+	    {"skip-zero-records", no_argument, NULL, 'z'},
+	    {"times", no_argument, NULL, OPT_TIMES},
+	    {"source", required_argument, NULL, OPT_SOURCE},
+	    {"buckets", required_argument, NULL, OPT_BUCKETS},
+	    {"buffer", required_argument, NULL, 'b'},
+	    {"exit-types", required_argument, NULL, OPT_TYPES},
+	    {"tracepoints", no_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	int c;
 
@@ -208,6 +214,19 @@ static void list_fields(const struct exit_types *types)
 	}
 }
 
+/* --buckets: a built-in map or a file, checked against the exit tables (typos). */
+static int load_buckets(struct ui_top_opts *o, const struct exit_types *types)
+{
+	char e[512];
+
+	o->buckets = bucket_map_open(o->buckets_name, e, sizeof(e));
+	if (!o->buckets || bucket_map_check(o->buckets, types, e, sizeof(e)) < 0)
+		return err("%s", e);
+	if (bucket_map_name(o->buckets))
+		o->buckets_name = bucket_map_name(o->buckets);
+	return 0;
+}
+
 static int resolve_guest(struct top_args *a)
 {
 	int32_t *pids;
@@ -226,8 +245,8 @@ static int resolve_guest(struct top_args *a)
 
 int cmd_top(int argc, char **argv)
 {
-	struct top_args a = { .o = { .delay = 1.0 } };
-	struct exit_types types = { 0 };
+	struct top_args a = {.o = {.delay = 1.0}};
+	struct exit_types types = {0};
 	int ret = 1;
 
 	if (parse_args(argc, argv, &a) < 0) {
@@ -241,6 +260,8 @@ int cmd_top(int argc, char **argv)
 		ret = 0;
 		goto out;
 	}
+	if (a.o.buckets_name && load_buckets(&a.o, &types) < 0)
+		goto out;
 	if (a.guest && resolve_guest(&a) < 0)
 		goto out;
 	a.o.pids = a.npids ? a.pids : NULL;
@@ -249,6 +270,7 @@ int cmd_top(int argc, char **argv)
 	a.o.types = &types;
 	ret = ui_top_run(&a.o);
 out:
+	bucket_map_free(a.o.buckets);
 	exit_types_free(&types);
 	free(a.pids);
 	return ret;

@@ -200,8 +200,8 @@ static int parse_mask(const char *s, uint64_t *bits)
 	const char *digits = hex ? s + 2 : s;
 	char *end;
 
-	if (!*digits || strspn(digits, hex ? "0123456789abcdefABCDEF" : "0123456789") !=
-			    strlen(digits))
+	if (!*digits ||
+	    strspn(digits, hex ? "0123456789abcdefABCDEF" : "0123456789") != strlen(digits))
 		return -1;
 	if (!hex && digits[0] == '0' && digits[1])
 		return -1; /* 010: octal to strtoull, eight to nobody */
@@ -226,8 +226,7 @@ static int vtest_index(struct parser *p, int k, uint64_t bits)
 }
 
 /* "DETAIL&[!]MASK": the detail seen, and its first one's value has a bit of MASK (set / none). */
-static int parse_value_test(struct parser *p, const char *s, int k, const char *amp,
-			    struct rule *r)
+static int parse_value_test(struct parser *p, const char *s, int k, const char *amp, struct rule *r)
 {
 	bool vneg = amp[1] == '!';
 	const char *mask = amp + 1 + vneg;
@@ -668,9 +667,9 @@ static size_t memo_slot(const struct memo *v, size_t cap, const struct what *w)
 		     w->tests * 0x27d4eb2f165667c5ULL;
 	size_t i = (size_t)(h >> 32) & (cap - 1);
 
-	while (v[i].reason && !(v[i].reason == w->reason && v[i].isa == w->isa &&
-				v[i].mask == w->mask && v[i].flags == w->flags &&
-				v[i].tests == w->tests))
+	while (v[i].reason &&
+	       !(v[i].reason == w->reason && v[i].isa == w->isa && v[i].mask == w->mask &&
+		 v[i].flags == w->flags && v[i].tests == w->tests))
 		i = (i + 1) & (cap - 1);
 	return i;
 }
@@ -693,8 +692,7 @@ static void memo_grow(struct bucket_map *m)
 }
 
 /* Bit i: the map's value test i holds (its kind seen, a bit of its mask set in the value). */
-static uint64_t value_tests(const struct bucket_map *m, const struct pair_details *d,
-			    uint32_t mask)
+static uint64_t value_tests(const struct bucket_map *m, const struct pair_details *d, uint32_t mask)
 {
 	uint64_t t = 0;
 
@@ -722,7 +720,8 @@ const char *bucket_map_apply(struct bucket_map *m, const char *isa, const char *
 		memo_grow(m);
 	size_t i = memo_slot(m->memo, m->memo_cap, &w);
 	if (!m->memo[i].reason) {
-		m->memo[i] = (struct memo){w.isa, w.reason, w.mask, w.flags, w.tests, resolve(m, &w)};
+		m->memo[i] =
+		    (struct memo){w.isa, w.reason, w.mask, w.flags, w.tests, resolve(m, &w)};
 		m->memo_used++;
 	}
 	return m->memo[i].name;

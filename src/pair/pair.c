@@ -168,17 +168,37 @@ static void entry_event(struct pair *p, struct stats_table *tab, struct thread *
 }
 
 /*
- * The first detail gives the sub-key, the first of each kind its value; every
- * detail adds to the mask that buckets read. Runs twice per detail event: a
- * first of its kind is a first detail when the mask is still empty.
+ * How much a detail says about what the guest touched. An emulated `out`
+ * shows kvm_emulate_insn (rip) before kvm_pio (port): the port is the key a
+ * user wants, so what was accessed outranks how it was reached.
+ */
+static int sub_rank(unsigned kind)
+{
+	switch (kind) {
+	case KES_D_PIO:
+	case KES_D_MMIO:
+	case KES_D_MSR:
+	case KES_D_HCALL:
+		return 3;
+	case KES_D_PF:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+/*
+ * The best-ranked detail gives the sub-key, the first of each kind its value;
+ * every detail adds to the mask that buckets read.
  */
 static void add_detail(struct pair_details *d, const struct kes_event *ev)
 {
 	uint32_t bit = 1u << ev->detail;
 
 	if (!(d->mask & bit)) {
-		if (!d->mask) {
+		if (!d->has_sub || sub_rank(ev->detail) > sub_rank(d->sub_kind)) {
 			d->sub = ev->sub;
+			d->sub_kind = ev->detail;
 			d->has_sub = true;
 		}
 		d->value[ev->detail] = ev->value;

@@ -105,15 +105,19 @@ static void seterr(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* An unlinked file on the output's file system (so copy_file_range can be cheap). */
+/*
+ * An unlinked file on the output's file system (so copy_file_range can be
+ * cheap). Close-on-exec: a traced command forked later must not keep it (and
+ * its disk space) alive after the recorder is gone.
+ */
 static int tmpfile_near(const char *path)
 {
 	char *copy = xstrdup(path), *dir = dirname(copy), tmpl[4096];
-	int fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 
 	if (fd < 0) {
 		snprintf(tmpl, sizeof(tmpl), "%s/.kvm-exitstat-XXXXXX", dir);
-		fd = mkstemp(tmpl);
+		fd = mkostemp(tmpl, O_CLOEXEC);
 		if (fd >= 0)
 			unlink(tmpl);
 	}

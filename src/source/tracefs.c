@@ -600,9 +600,8 @@ void collect_free(struct collect *c)
 		trace_off(c);
 		inst_path(c, NULL, path, sizeof(path));
 		/* rmdir can race with the kernel releasing the last reader: retry. */
-		for (int i = 0; i < 50 && unlinkat(c->root_fd, path, AT_REMOVEDIR) < 0 &&
-				errno == EBUSY;
-		     i++)
+		for (int i = 0;
+		     i < 50 && unlinkat(c->root_fd, path, AT_REMOVEDIR) < 0 && errno == EBUSY; i++)
 			usleep(20000);
 		tracefs_instance_free(c->inst);
 	}

@@ -44,10 +44,11 @@ void ui_batch_table(FILE *f, const struct ui_view *v, const struct ui_header *h,
 	fprintf(f, "kvm-exitstat top: host %s, ISA %s, %s\n", h->host,
 		v->src == UI_EXITS && v->isa ? v->isa : h->machine,
 		v->src == UI_EXITS ? "exits: kvm_exit -> kvm_entry"
-		: v->exit_silent   ? "exits: userspace (KVM_EXIT_*), kvm_exit is silent on this host"
-				   : "exits: userspace (KVM_EXIT_*)");
-	fprintf(f, "VMs %zu: %s; events/s %.0f; lost %llu; interval %.2f s; tracing %s\n", v->nvms,
-		v->nvms ? v->vms : "-", v->events_s, (unsigned long long)v->lost, dt, h->traced);
+		: v->exit_silent ? "exits: userspace (KVM_EXIT_*), kvm_exit is silent on this host"
+				 : "exits: userspace (KVM_EXIT_*)");
+	fprintf(f, "VMs %zu: %s; events/s %.0f; lost %llu; interval %.2f s; tracing %s%s%s\n",
+		v->nvms, v->nvms ? v->vms : "-", v->events_s, (unsigned long long)v->lost, dt,
+		h->traced, h->buckets ? "; buckets " : "", h->buckets ? h->buckets : "");
 	fprintf(f, "%-*s %12s %7s %10s %10s %10s %10s %7s\n", lw, "REASON", "TOTAL", "%TOTAL",
 		"RATE/s", "AVG(us)", "P99(us)", "MAX(us)", "%TIME");
 	for (size_t i = 0; i < v->nrows; i++)
@@ -75,6 +76,8 @@ struct ui_log {
 	unsigned lines; /* since the last banner */
 	bool banner_due;
 	uint64_t lost_prev;
+	bool buckets; /* columns: the buckets seen so far (a new one: a new header) */
+	size_t ccols;
 };
 
 static int open_file(struct ui_log *lg, char *errbuf, size_t errlen)
@@ -105,6 +108,7 @@ struct ui_log *ui_log_new(const struct ui_top_opts *o, char *errbuf, size_t errl
 	lg->skip_zero = o->skip_zero;
 	lg->times = o->times;
 	lg->source = o->source;
+	lg->buckets = o->buckets != NULL;
 	lg->src = -1;
 	if (o->fields && regcomp(&lg->re, o->fields, REG_EXTENDED | REG_NOSUB) == 0)
 		lg->has_re = true;
@@ -152,6 +156,8 @@ static bool decide(struct ui_log *lg, const struct ui_live *l, const struct exit
 		lg->src = UI_UEXITS;
 	else
 		return false; /* nothing happened yet: no line until something does */
+	if (lg->buckets)
+		return true;
 	t = exit_types_find(types, lg->src == UI_UEXITS ? "userspace" : l->isa ? l->isa : "");
 	if (!t) {
 		lg->src = -1;
@@ -188,10 +194,35 @@ static bool shown(const struct ui_log *lg, size_t i)
 	return lg->csv || lg->seen[i];
 }
 
+static void add_bucket(const struct stats_key *k, const struct stats_acc *a, void *arg)
+{
+	struct ui_log *lg = arg;
+
+	if (k->name == intern(PAIR_TIMEINGUEST) || !(a->count + a->untimed))
+		return;
+	if (lg->has_re && regexec(&lg->re, k->name, 0, NULL, 0))
+		return;
+	for (size_t i = 0; i < lg->ncols; i++)
+		if (lg->cols[i] == k->name)
+			return;
+	if (lg->ncols == lg->ccols) {
+		lg->ccols = lg->ccols ? 2 * lg->ccols : 16;
+		lg->cols = xrealloc(lg->cols, lg->ccols * sizeof(*lg->cols));
+		lg->seen = xrealloc(lg->seen, lg->ccols * sizeof(*lg->seen));
+	}
+	lg->seen[lg->ncols] = true;
+	lg->cols[lg->ncols++] = k->name;
+	lg->banner_due = true; /* CSV too: its columns change */
+}
+
 static void see_new(struct ui_log *lg, const struct stats_table *r)
 {
+	if (lg->buckets) {
+		stats_table_foreach(r, add_bucket, lg);
+		return;
+	}
 	for (size_t i = 0; i < lg->ncols; i++) {
-		struct stats_key k = { .name = lg->cols[i], .tid = -1, .vcpu = -1 };
+		struct stats_key k = {.name = lg->cols[i], .tid = -1, .vcpu = -1};
 		const struct stats_acc *a;
 
 		if (lg->seen[i] || !(a = stats_table_find(r, &k)) || !(a->count + a->untimed))
@@ -246,7 +277,7 @@ int ui_log_interval(struct ui_log *lg, const struct ui_live *l, const struct exi
 	lg->lost_prev = l->lost;
 	r = stats_table_rollup(l->last[lg->src], 0);
 	/* total: every reason, shown in a column or not */
-	struct sum_walk w = { tig, 0 };
+	struct sum_walk w = {tig, 0};
 	stats_table_foreach(r, sum_one, &w);
 	total = w.n;
 	if (lg->skip_zero && !total) {
@@ -259,7 +290,7 @@ int ui_log_interval(struct ui_log *lg, const struct ui_live *l, const struct exi
 	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", localtime(&now));
 	fputs(ts, lg->f);
 	for (size_t i = 0; i < lg->ncols; i++) {
-		struct stats_key k = { .name = lg->cols[i], .tid = -1, .vcpu = -1 };
+		struct stats_key k = {.name = lg->cols[i], .tid = -1, .vcpu = -1};
 		const struct stats_acc *a = stats_table_find(r, &k);
 		uint64_t n = a ? a->count + a->untimed : 0;
 

@@ -30,7 +30,7 @@ static SCREEN *screen;
 static char leave_seq[128];
 static size_t leave_len;
 
-static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
 static void on_winch(int sig)
 {
@@ -38,14 +38,15 @@ static void on_winch(int sig)
 	resize_flag = 1;
 }
 
+/* SA_RESETHAND put the default action back: raising again dies of sig, core and all. */
 static void on_crash(int sig)
 {
-	(void)sig;
 	if (have_termios)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
 	if (leave_len && write(STDOUT_FILENO, leave_seq, leave_len) < 0) {
 		/* nothing left to try */
 	}
+	raise(sig);
 }
 
 static void add_cap(const char *name)
@@ -133,5 +134,8 @@ bool ui_crt_resized(void)
 	resize_flag = 0;
 	if (active && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
 		resize_term(ws.ws_row, ws.ws_col);
+	/* The terminal has reflowed what was there: repaint all of it, once. */
+	if (active)
+		clearok(curscr, TRUE);
 	return true;
 }

@@ -7,10 +7,12 @@
  * Events: the exit/entry events of every exit_types table and the detail
  * events that give a sub-key (kvm_pio port, kvm_mmio gpa, kvm_msr index,
  * kvm_hypercall nr). Not kvm_emulate_insn and kvm_page_fault: the first
- * fires about three times per emulated exit (tracing-facts.md) and would
- * make the instruction address the sub-key of a PIO exit; the second fires
+ * fires about three times per emulated exit (tracing-facts.md), tripling
+ * the events to read for a sub-key the port already gives; the second fires
  * per EPT violation with a new address each time, and a view that runs for
  * hours must keep O(reasons x threads x sub-keys) rows, not O(pages).
+ * With --buckets they are enabled (the maps read them) and sub-keys are not
+ * kept.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,17 +20,22 @@
 #include <string.h>
 #include <tracefs.h>
 #include <traceevent/event-parse.h>
+#include "buckets.h"
 #include "common.h"
 #include "collect.h"
 #include "decode.h"
 #include "pair.h"
 #include "ui-local.h"
 
-static const char *const skipped_events[] = { "kvm_emulate_insn", "kvm_page_fault" };
+/* Sub-keys kept per reason (times threads); the rest go to one "other" row. */
+#define UI_SUB_CAP 4096
+
+static const char *const skipped_events[] = {"kvm_emulate_insn", "kvm_page_fault"};
 
 struct evlist {
 	char **names; /* "system:event" */
 	size_t n;
+	bool all; /* bucket maps read every detail event */
 };
 
 static void add_event(const char *system, const char *event, void *arg)
@@ -36,7 +43,7 @@ static void add_event(const char *system, const char *event, void *arg)
 	struct evlist *l = arg;
 	char buf[256];
 
-	for (size_t i = 0; i < ARRAY_SIZE(skipped_events); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(skipped_events) && !l->all; i++)
 		if (!strcmp(system, "kvm") && !strcmp(event, skipped_events[i]))
 			return;
 	snprintf(buf, sizeof(buf), "%s:%s", system, event);
@@ -58,8 +65,7 @@ static int on_page(void *arg, int cpu, const void *page, size_t len)
 	return ui_merge_add(l->m, cpu, page, len);
 }
 
-static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu,
-		     long long missed)
+static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu, long long missed)
 {
 	struct ui_live *l = arg;
 	struct kes_event ev;
@@ -144,8 +150,8 @@ static int setup_decoder(struct ui_live *l, const struct exit_types *types, char
 struct ui_live *ui_live_new(const struct ui_live_opts *o, char *errbuf, size_t errlen)
 {
 	struct ui_live *l = xcalloc(1, sizeof(*l));
-	struct evlist ev = { 0 };
-	struct collect_opts co = { .buffer_kb = o->buffer_kb };
+	struct evlist ev = {.all = o->buckets != NULL};
+	struct collect_opts co = {.buffer_kb = o->buffer_kb};
 
 	decode_foreach_event(o->types, add_event, &ev);
 	co.events = (const char *const *)ev.names;
@@ -163,9 +169,18 @@ struct ui_live *ui_live_new(const struct ui_live_opts *o, char *errbuf, size_t e
 		l->cur[s] = stats_table_new();
 		l->last[s] = stats_table_new();
 		l->total[s] = stats_table_new();
+		/* A guest that touches many MMIO addresses must not use up memory. */
+		stats_table_set_sub_cap(l->cur[s], UI_SUB_CAP);
+		stats_table_set_sub_cap(l->last[s], UI_SUB_CAP);
+		stats_table_set_sub_cap(l->total[s], UI_SUB_CAP);
 	}
-	/* Sub-keys always: the drill-down shows them since the start. */
-	l->p = pair_new(l->cur[UI_EXITS], l->cur[UI_UEXITS], true);
+	/*
+	 * Sub-keys always (the drill-down shows them since the start), but with
+	 * buckets: those need kvm_page_fault, whose addresses would be sub-keys.
+	 */
+	l->p = pair_new(l->cur[UI_EXITS], l->cur[UI_UEXITS], !o->buckets);
+	if (o->buckets)
+		pair_set_namer(l->p, bucket_namer, o->buckets);
 	return l;
 }
 

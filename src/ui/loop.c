@@ -65,7 +65,7 @@ static int turn(struct screen *s)
 	unsigned r;
 	bool tick;
 
-	if (ui_live_poll(s->t->live, ui_wait_ms(s->next)) < 0)
+	if (ui_top_poll(s->t, ui_wait_ms(s->next)) < 0)
 		return failed(s, "reading the trace buffers");
 	r = ui_crt_resized() ? UI_R_REDRAW : 0;
 	r |= read_keys(s);
@@ -85,12 +85,14 @@ static int turn(struct screen *s)
 
 int ui_screen_run(struct ui_top *t)
 {
-	struct screen s = { .t = t };
+	struct screen s = {.t = t};
 	char e[256];
 	int ret = 0;
 
-	s.st = (struct ui_state){ .sort = UI_SORT_TOTAL, .source = t->o->source,
-				  .delay = t->o->delay };
+	s.st = (struct ui_state){.sort = UI_SORT_TOTAL,
+				 .source = t->o->source,
+				 .delay = t->o->delay,
+				 .buckets = t->o->buckets != NULL};
 	if (t->o->fields && ui_filter_set_re(&s.st.f, t->o->fields, e, sizeof(e)) < 0)
 		return err("%s", e);
 	if (ui_crt_init(e, sizeof(e)) < 0) {

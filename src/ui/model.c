@@ -57,7 +57,7 @@ static bool keep_thread(const struct fold *f, int32_t tid)
 static void fold_one(const struct stats_key *k, const struct stats_acc *a, void *arg)
 {
 	const struct fold *f = arg;
-	struct stats_key nk = { .name = k->name, .tid = -1, .vcpu = -1 };
+	struct stats_key nk = {.name = k->name, .tid = -1, .vcpu = -1};
 
 	if (k->name != f->tig && !ui_filter_name(&f->st->f, k->name))
 		return;
@@ -117,6 +117,8 @@ static void drill_label(struct ui_row *r, const struct ui_vms *vs, bool by_sub)
 	if (by_sub) {
 		if (!k->has_sub)
 			snprintf(r->label, sizeof(r->label), "(no detail event)");
+		else if (k->sub == STATS_SUB_OTHER)
+			snprintf(r->label, sizeof(r->label), "(other %ss)", sub_kind(k->name));
 		else
 			snprintf(r->label, sizeof(r->label), "%s 0x%llx", sub_kind(k->name),
 				 (unsigned long long)k->sub);
@@ -189,12 +191,12 @@ static void merge_all(const struct stats_key *k, const struct stats_acc *a, void
 /* The total row over every row of the reasons table t. */
 static void make_total(struct ui_view *v, const struct stats_table *t, const char *tig)
 {
-	struct total_walk w = { .tig = tig };
+	struct total_walk w = {.tig = tig};
 	struct ui_row *s = &v->total;
 
 	stats_acc_init(&w.acc);
 	stats_table_foreach(t, merge_all, &w);
-	*s = (struct ui_row){ .key = { .name = intern("Total"), .tid = -1, .vcpu = -1 } };
+	*s = (struct ui_row){.key = {.name = intern("Total"), .tid = -1, .vcpu = -1}};
 	snprintf(s->label, sizeof(s->label), "Total");
 	s->timed = w.acc.count;
 	s->total = w.acc.count + w.acc.untimed;
@@ -222,8 +224,10 @@ static void add_zero_rows(struct ui_view *v, const struct exit_types *types,
 		if (have || !ui_filter_name(&st->f, name))
 			continue;
 		struct ui_row *r = &v->rows[v->nrows++];
-		*r = (struct ui_row){ .key = { .name = name, .tid = -1, .vcpu = -1 },
-				      .avg = NAN, .max = NAN, .p99 = NAN };
+		*r = (struct ui_row){.key = {.name = name, .tid = -1, .vcpu = -1},
+				     .avg = NAN,
+				     .max = NAN,
+				     .p99 = NAN};
 		snprintf(r->label, sizeof(r->label), "%s", name);
 	}
 }
@@ -270,7 +274,7 @@ static void sort_rows(struct ui_row *rows, size_t n, enum ui_sort s)
 
 const char *ui_sort_name(enum ui_sort s)
 {
-	static const char *const names[UI_NSORT] = { "Total", "Rate/s", "Avg", "Max", "%Time" };
+	static const char *const names[UI_NSORT] = {"Total", "Rate/s", "Avg", "Max", "%Time"};
 
 	return s < UI_NSORT ? names[s] : "?";
 }
@@ -326,11 +330,11 @@ void ui_model_build(struct ui_view *v, const struct ui_live *l, const struct ui_
 		    const struct ui_state *st, const struct exit_types *types)
 {
 	const char *tig = intern(PAIR_TIMEINGUEST);
-	struct fold f = { .st = st, .vs = vs, .tig = tig, .mode = UI_MODE_REASONS };
+	struct fold f = {.st = st, .vs = vs, .tig = tig, .mode = UI_MODE_REASONS};
 	struct stats_table *r, *ri, *t, *ti;
 	double dt = l->last_dt;
 
-	*v = (struct ui_view){ 0 };
+	*v = (struct ui_view){0};
 	v->src = choose_source(v, l, st);
 	v->isa = v->src == UI_UEXITS ? "userspace" : l->isa;
 	header_facts(v, l, vs);
@@ -343,7 +347,7 @@ void ui_model_build(struct ui_view *v, const struct ui_live *l, const struct ui_
 	v->empty = !v->nrows && !v->has_guest;
 	double exits = (double)v->total.total, time = v->total.sum + v->guest.sum;
 
-	if (st->mode == UI_MODE_REASONS && st->show_zero)
+	if (st->mode == UI_MODE_REASONS && st->show_zero && !st->buckets)
 		add_zero_rows(v, types, st);
 	if (st->mode != UI_MODE_REASONS) {
 		free(v->rows);
@@ -355,7 +359,7 @@ void ui_model_build(struct ui_view *v, const struct ui_live *l, const struct ui_
 		stats_table_free(ti);
 	}
 	if (st->mode == UI_MODE_DRILL) {
-		struct stats_key k = { .name = st->drill, .tid = -1, .vcpu = -1 };
+		struct stats_key k = {.name = st->drill, .tid = -1, .vcpu = -1};
 		const struct stats_acc *a = stats_table_find(r, &k);
 
 		for (size_t i = 0; i < v->nrows; i++)
@@ -372,10 +376,10 @@ void ui_model_build(struct ui_view *v, const struct ui_live *l, const struct ui_
 		double rate = 0;
 		for (size_t i = 0; i < v->nrows; i++)
 			rate += v->rows[i].rate;
-		v->total = (struct ui_row){ .total = a ? a->count + a->untimed : 0,
-					    .timed = a ? a->count : 0,
-					    .sum = a ? (double)a->sum : 0,
-					    .rate = rate };
+		v->total = (struct ui_row){.total = a ? a->count + a->untimed : 0,
+					   .timed = a ? a->count : 0,
+					   .sum = a ? (double)a->sum : 0,
+					   .rate = rate};
 		v->total.avg = a && a->count ? stats_acc_avg(a) : NAN;
 		v->total.max = a && a->count ? (double)a->max : NAN;
 		v->total.p99 = a && a->count ? stats_acc_quantile(a, 0.99) : NAN;
@@ -396,7 +400,7 @@ void ui_view_free(struct ui_view *v)
 {
 	free(v->rows);
 	free(v->subs);
-	*v = (struct ui_view){ 0 };
+	*v = (struct ui_view){0};
 }
 
 /* ------------------------------------------------------------------------ */
@@ -460,7 +464,7 @@ void ui_filter_free(struct ui_filter *f)
 	if (f->has_re)
 		regfree(&f->re);
 	free(f->pids);
-	*f = (struct ui_filter){ 0 };
+	*f = (struct ui_filter){0};
 }
 
 void ui_fmt_time(char *buf, size_t len, double ns, bool plain_us)

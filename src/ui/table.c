@@ -23,11 +23,11 @@ static const struct {
 	const char *name;
 	int width;
 } cols[NCOLS] = {
-	{ "TOTAL", 12 },   { "%TOTAL", 7 },   { "RATE/s", 10 }, { "AVG(us)", 10 },
-	{ "P99(us)", 10 }, { "MAX(us)", 10 }, { "%TIME", 7 },
+    {"TOTAL", 12},   {"%TOTAL", 7},   {"RATE/s", 10}, {"AVG(us)", 10},
+    {"P99(us)", 10}, {"MAX(us)", 10}, {"%TIME", 7},
 };
 
-static const int sort_col[UI_NSORT] = { C_TOTAL, C_RATE, C_AVG, C_MAX, C_TIME };
+static const int sort_col[UI_NSORT] = {C_TOTAL, C_RATE, C_AVG, C_MAX, C_TIME};
 
 static void put(int y, int x, int attr, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void put(int y, int x, int attr, const char *fmt, ...)
@@ -79,10 +79,10 @@ static void draw_status(const struct ui_view *v, const struct ui_state *st,
 			const struct ui_header *h)
 {
 	static const char *const prompts[128] = {
-		['f'] = "Regex on reasons (empty: none): ",
-		['g'] = "Guest name (empty: all): ",
-		['p'] = "Pids, VMM or vCPU thread, N[,N...] (empty: all): ",
-		['s'] = "Refresh interval in seconds: ",
+	    ['f'] = "Regex on reasons (empty: none): ",
+	    ['g'] = "Guest name (empty: all): ",
+	    ['p'] = "Pids, VMM or vCPU thread, N[,N...] (empty: all): ",
+	    ['s'] = "Refresh interval in seconds: ",
 	};
 	char filt[300] = "";
 	size_t n = 0;
@@ -105,8 +105,8 @@ static void draw_status(const struct ui_view *v, const struct ui_state *st,
 				      (int)st->f.pids[i]);
 	if (st->f.guest[0] && n < sizeof(filt))
 		snprintf(filt + n, sizeof(filt) - n, " guest %s", st->f.guest);
-	put(2, 0, 0, "sort %s%s%s%s%s%s", ui_sort_name(st->sort), filt[0] ? "  filter:" : "",
-	    filt, st->paused ? "  [PAUSED]" : "", h->targets_gone ? "  [traced VMs exited]" : "",
+	put(2, 0, 0, "sort %s%s%s%s%s%s", ui_sort_name(st->sort), filt[0] ? "  filter:" : "", filt,
+	    st->paused ? "  [PAUSED]" : "", h->targets_gone ? "  [traced VMs exited]" : "",
 	    v->lost ? "  [EVENTS LOST]" : "");
 }
 
@@ -115,8 +115,9 @@ static void draw_header(const struct ui_view *v, const struct ui_state *st,
 {
 	char evs[32];
 
-	put(0, 0, A_BOLD, "kvm-exitstat top - host %s  ISA %s  %s", h->host,
-	    v->src == UI_EXITS && v->isa ? v->isa : h->machine, source_text(v));
+	put(0, 0, A_BOLD, "kvm-exitstat top - host %s  ISA %s  %s%s%s", h->host,
+	    v->src == UI_EXITS && v->isa ? v->isa : h->machine, source_text(v),
+	    h->buckets ? "  buckets " : "", h->buckets ? h->buckets : "");
 	if (v->events_s >= 1e6)
 		snprintf(evs, sizeof(evs), "%.2fM", v->events_s / 1e6);
 	else if (v->events_s >= 1e4)
@@ -189,14 +190,14 @@ static size_t body_lines(const struct ui_view *v, const struct ui_state *st, str
 		snprintf(titles[0], 128, "%s by vCPU thread", st->drill);
 		snprintf(titles[1], 128, "%s by sub-key (first detail event of the exit)",
 			 st->drill);
-		out[n++] = (struct line){ .title = titles[0] };
+		out[n++] = (struct line){.title = titles[0]};
 	}
 	for (size_t i = 0; i < v->nrows; i++)
-		out[n++] = (struct line){ .row = &v->rows[i], .sel = s++ };
+		out[n++] = (struct line){.row = &v->rows[i], .sel = s++};
 	if (st->mode == UI_MODE_DRILL) {
-		out[n++] = (struct line){ .title = titles[1] };
+		out[n++] = (struct line){.title = titles[1]};
 		for (size_t i = 0; i < v->nsubs; i++)
-			out[n++] = (struct line){ .row = &v->subs[i], .sel = s++ };
+			out[n++] = (struct line){.row = &v->subs[i], .sel = s++};
 	}
 	return n;
 }
@@ -271,7 +272,7 @@ static void draw_help(void)
 
 void ui_table_draw(const struct ui_view *v, struct ui_state *st, const struct ui_header *h)
 {
-	static const char *const first_col[] = { "REASON", "VM", "" };
+	static const char *const first_col[] = {"REASON", "VM", ""};
 
 	erase();
 	cursor_x = -1;

@@ -38,19 +38,28 @@ int ui_wait_ms(double deadline)
 	return left < TICK_MS ? (int)left + 1 : TICK_MS;
 }
 
-static bool pid_gone(int32_t pid)
-{
-	return kill(pid, 0) < 0 && errno == ESRCH;
-}
-
 bool ui_top_targets_gone(const struct ui_top *t)
 {
 	if (!t->o->npids)
 		return false;
 	for (size_t i = 0; i < t->o->npids; i++)
-		if (!pid_gone(t->o->pids[i]))
+		if (collect_pid_alive(t->o->pids[i]))
 			return false;
 	return true;
+}
+
+/*
+ * Reads and aggregates, then looks up the threads that are new since the
+ * last call (once each): a VM that starts and ends within one interval is
+ * still named. Never per event.
+ */
+int ui_top_poll(struct ui_top *t, int timeout_ms)
+{
+	if (ui_live_poll(t->live, timeout_ms) < 0)
+		return -1;
+	for (int s = 0; s < UI_NSRC; s++)
+		ui_vms_learn(&t->vms, t->live->cur[s]);
+	return 0;
 }
 
 static void thread_gone(void *arg, int32_t tid)
@@ -63,11 +72,9 @@ int ui_top_tick(struct ui_top *t)
 	double now;
 
 	/* Whatever the threads wrote before we look at which are gone. */
-	if (ui_live_poll(t->live, 0) < 0)
+	if (ui_top_poll(t, 0) < 0)
 		return -1;
 	now = ui_now();
-	for (int s = 0; s < UI_NSRC; s++)
-		ui_vms_learn(&t->vms, t->live->cur[s]);
 	ui_vms_reap(&t->vms, thread_gone, t->live);
 	ui_live_tick(t->live, now - t->t_last);
 	t->t_last = now;
@@ -80,7 +87,8 @@ int ui_top_tick(struct ui_top *t)
 static int run_once(struct ui_top *t)
 {
 	double end = t->t_last + t->o->delay;
-	struct ui_state st = { .sort = UI_SORT_TOTAL, .source = t->o->source };
+	struct ui_state st = {
+	    .sort = UI_SORT_TOTAL, .source = t->o->source, .buckets = t->o->buckets != NULL};
 	struct ui_view v;
 	char e[256];
 
@@ -88,7 +96,7 @@ static int run_once(struct ui_top *t)
 		return err("%s", e);
 	/* One interval; it ends early when every traced process is gone. */
 	while (!collect_stop_requested() && ui_now() < end && !ui_top_targets_gone(t))
-		if (ui_live_poll(t->live, ui_wait_ms(end)) < 0)
+		if (ui_top_poll(t, ui_wait_ms(end)) < 0)
 			return err("reading the trace buffers: %s", strerror(errno));
 	if (ui_top_tick(t) < 0)
 		return err("reading the trace buffers: %s", strerror(errno));
@@ -118,13 +126,13 @@ static int run_log(struct ui_top *t)
 		return err("%s", e);
 	if (t->o->log_file) {
 		/* The collector's handler would stop us: here SIGHUP means logrotate. */
-		struct sigaction sa = { .sa_handler = on_hup };
+		struct sigaction sa = {.sa_handler = on_hup};
 
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGHUP, &sa, NULL);
 	}
 	while (!collect_stop_requested() && !ret) {
-		if (ui_live_poll(t->live, ui_wait_ms(next)) < 0) {
+		if (ui_top_poll(t, ui_wait_ms(next)) < 0) {
 			ret = err("reading the trace buffers: %s", strerror(errno));
 			break;
 		}
@@ -135,8 +143,12 @@ static int run_log(struct ui_top *t)
 		}
 		if (ui_now() < next)
 			continue;
-		if (ui_top_tick(t) < 0 || ui_log_interval(lg, t->live, t->o->types) < 0)
+		if (ui_top_tick(t) < 0 || ui_log_interval(lg, t->live, t->o->types) < 0) {
+			/* `top --log | head`: the reader has all it wanted; end quietly. */
+			if (errno == EPIPE)
+				break;
 			ret = err("writing the log: %s", strerror(errno));
+		}
 		next += t->o->delay;
 		if (next < ui_now())
 			next = ui_now() + t->o->delay;
@@ -165,9 +177,12 @@ static void describe_targets(const struct ui_top_opts *o, char *buf, size_t len)
 
 int ui_top_run(const struct ui_top_opts *o)
 {
-	struct ui_live_opts lo = { .pids = o->pids, .npids = o->npids, .buffer_kb = o->buffer_kb,
-				   .types = o->types };
-	struct ui_top t = { .o = o };
+	struct ui_live_opts lo = {.pids = o->pids,
+				  .npids = o->npids,
+				  .buffer_kb = o->buffer_kb,
+				  .types = o->types,
+				  .buckets = o->buckets};
+	struct ui_top t = {.o = o};
 	char e[512], host[256] = "?", traced[256];
 	struct utsname un;
 	int ret;
@@ -176,7 +191,10 @@ int ui_top_run(const struct ui_top_opts *o)
 	if (uname(&un) < 0)
 		snprintf(un.machine, sizeof(un.machine), "?");
 	describe_targets(o, traced, sizeof(traced));
-	t.hdr = (struct ui_header){ .host = host, .machine = un.machine, .traced = traced };
+	t.hdr = (struct ui_header){.host = host,
+				   .machine = un.machine,
+				   .traced = traced,
+				   .buckets = o->buckets ? o->buckets_name : NULL};
 	if (collect_signals_install() < 0)
 		return err("cannot install signal handlers: %s", strerror(errno)), 1;
 	t.live = ui_live_new(&lo, e, sizeof(e));

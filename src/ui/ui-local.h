@@ -40,7 +40,8 @@ struct ui_live {
 	struct decoder *d;
 	struct pair *p;
 	struct ui_merge *m;
-	/* [UI_EXITS]: kvm_exit pairs; [UI_UEXITS]: userspace exits. Keys: reason, tid, vcpu, sub. */
+	/* [UI_EXITS]: kvm_exit pairs; [UI_UEXITS]: userspace exits. Keys: reason, tid, vcpu, sub.
+	 */
 	struct stats_table *cur[UI_NSRC];   /* the running interval; the pair writes here */
 	struct stats_table *last[UI_NSRC];  /* the interval that ended at the last tick */
 	struct stats_table *total[UI_NSRC]; /* since start or the last reset */
@@ -58,6 +59,7 @@ struct ui_live_opts {
 	size_t npids;
 	unsigned buffer_kb;
 	const struct exit_types *types;
+	struct bucket_map *buckets; /* NULL: rows are exit reasons */
 };
 
 /* NULL with a reason in errbuf. */
@@ -79,9 +81,9 @@ void ui_live_free(struct ui_live *l);
 /* vm.c: which VM (VMM process) a vCPU thread belongs to */
 
 struct ui_thread {
-	int32_t tid, tgid;  /* tgid -1: the thread was gone before it was looked up */
-	const char *comm;   /* interned thread name, or NULL */
-	unsigned dead;	    /* ticks since it was found gone; 0: alive */
+	int32_t tid, tgid; /* tgid -1: the thread was gone before it was looked up */
+	const char *comm;  /* interned thread name, or NULL */
+	unsigned dead;	   /* ticks since it was found gone; 0: alive */
 };
 
 struct ui_vm {
@@ -134,6 +136,7 @@ struct ui_state {
 	enum ui_source source;
 	const char *drill; /* interned reason of the drill-down */
 	bool show_zero;
+	bool buckets; /* rows are timing buckets: no table of names for show_zero */
 	bool paused;
 	bool help;
 	size_t sel, top; /* selected row, first row on screen */
@@ -158,9 +161,9 @@ struct ui_row {
 };
 
 struct ui_view {
-	int src;	  /* UI_EXITS / UI_UEXITS */
-	bool exit_silent; /* kvm:kvm_exit exists but never fired, rows are userspace exits */
-	const char *isa;  /* for the header */
+	int src;	     /* UI_EXITS / UI_UEXITS */
+	bool exit_silent;    /* kvm:kvm_exit exists but never fired, rows are userspace exits */
+	const char *isa;     /* for the header */
 	struct ui_row *rows; /* the reasons, VMs or (drill) vCPU threads */
 	size_t nrows;
 	struct ui_row *subs; /* drill: the reason by sub-key */
@@ -261,7 +264,8 @@ struct ui_header {
 	const char *host;
 	const char *machine; /* uname -m, the ISA shown for userspace exits */
 	const char *traced;  /* "pids 4101,4202", "guest vm1", "all processes" */
-	bool targets_gone;  /* every traced process has exited */
+	const char *buckets; /* the timing-bucket map's name, or NULL */
+	bool targets_gone;   /* every traced process has exited */
 };
 
 void ui_table_draw(const struct ui_view *v, struct ui_state *st, const struct ui_header *h);
@@ -298,6 +302,8 @@ double ui_now(void);
 int ui_wait_ms(double deadline);
 /* With -p: every traced process has exited. */
 bool ui_top_targets_gone(const struct ui_top *t);
+/* Waits for and aggregates events, learns the new threads. 0 or -1. */
+int ui_top_poll(struct ui_top *t, int timeout_ms);
 /* The refresh tick (see top.c). 0 or -1. */
 int ui_top_tick(struct ui_top *t);
 /* The curses view until q or a stop signal. 0 or -1 after err(). */

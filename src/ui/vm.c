@@ -3,8 +3,8 @@
  * Which VM a vCPU thread belongs to. A VM is its VMM process: the tgid of
  * the thread (/proc/TID/status), named by QEMU's `-name` option when the
  * command line has one (what kvm_stat shows), else by its comm. Each tid is
- * looked up once, at a refresh tick, never on the hot path; a thread that
- * is gone before its first tick stays "?" (its exits are still counted).
+ * looked up once, after the read that first saw it (at most every 100 ms),
+ * never per event; a thread gone by then stays "?" (its exits still count).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -202,7 +202,7 @@ static void add_vm(struct ui_vms *vs, int32_t pid)
 		vs->v = xrealloc(vs->v, vs->cv * sizeof(*vs->v));
 	}
 	v = &vs->v[vs->nv++];
-	*v = (struct ui_vm){ .pid = pid, .name = ui_vm_name(pid) };
+	*v = (struct ui_vm){.pid = pid, .name = ui_vm_name(pid)};
 	if (!v->name)
 		v->name = intern("?");
 	snprintf(label, sizeof(label), "%s[%d]", v->name, (int)pid);
@@ -225,7 +225,7 @@ static void add_thread(struct ui_vms *vs, int32_t tid)
 	memmove(&vs->t[i + 1], &vs->t[i], (vs->nt - i) * sizeof(*vs->t));
 	vs->nt++;
 	t = &vs->t[i];
-	*t = (struct ui_thread){ .tid = tid, .tgid = tgid_of(tid) };
+	*t = (struct ui_thread){.tid = tid, .tgid = tgid_of(tid)};
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
 	if (read_line(path, comm, sizeof(comm)) == 0)
 		t->comm = intern(comm);
@@ -292,5 +292,5 @@ void ui_vms_free(struct ui_vms *vs)
 {
 	free(vs->t);
 	free(vs->v);
-	*vs = (struct ui_vms){ 0 };
+	*vs = (struct ui_vms){0};
 }

@@ -8,7 +8,7 @@
 #   workload_s  exitgen's own elapsed time (the guest's slowdown under observation)
 #   exits       exits the workload made (exitgen's count)
 #   cpu_s       the observer's CPU time, user + sys (startup included)
-#   us/1k_exits cpu_s per 1000 exits
+#   ns/exit     cpu_s / exits
 #
 # kvm_stat: $KVM_STAT, or kvm_stat on PATH, or taken from Debian's
 # linux-source-6.x tarball (apt-get install linux-source-6.1). It needs
@@ -81,7 +81,7 @@ start_workload() {
 }
 workload_s() { awk '/^total/ { for (i = 1; i < NF; i++) if ($i == "elapsed_us") printf "%.2f", $(i + 1) / 1e6 }' "$TMP/eg"; }
 exits() { awk '/^total/ { print $3 + $5 + $7 }' "$TMP/eg"; }
-cpu_s() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
+cpu_s() { tail -n 1 "$1" | awk '{ printf "%.2f", $1 + $2 }'; }
 row() { printf '%-24s %10s %10s %8s %11s\n' "$@"; }
 result() { # NAME TIMEFILE
 	cpu=$(cpu_s "$2")
@@ -89,7 +89,7 @@ result() { # NAME TIMEFILE
 	row "$1" "$(workload_s)" "$ex" "$cpu" "$(awk -v c="$cpu" -v e="$ex" 'BEGIN { printf "%.1f", e ? c * 1e9 / e : 0 }')"
 }
 
-# Log mode: it runs until the workload is gone (top: by itself; kvm_stat: SIGINT).
+# Log mode: until the workload is gone (top ends by itself, kvm_stat gets SIGTERM).
 run_log() { # NAME COMMAND (WLPID stands for the workload's pid)
 	start_workload
 	# shellcheck disable=SC2086
@@ -97,7 +97,8 @@ run_log() { # NAME COMMAND (WLPID stands for the workload's pid)
 	OBS=$!
 	wait $WL
 	sleep 1.5
-	kill -INT $OBS 2>/dev/null
+	# SIGTERM to the observer under time(1): SIGINT is ignored in a background job.
+	pkill -TERM -P $OBS 2>/dev/null
 	wait $OBS
 	result "$1" "$TMP/t"
 }
@@ -122,7 +123,7 @@ find_kvm_stat || KS=
 echo "top bench: exitgen --io 100000 --vcpus 2 --seconds $SECONDS_RUN (nopv), $REPS run(s) each, 1 s interval"
 [ -n "$KS" ] || echo "kvm_stat not found (apt-get install linux-source-6.1, or KVM_STAT=path): its rows are skipped"
 [ -n "${KS_NOTE:-}" ] && echo "$KS_NOTE"
-row observer workload_s exits cpu_s us/1k_exits
+row observer workload_s exits cpu_s ns/exit
 r=0
 while [ $r -lt "$REPS" ]; do
 	start_workload

@@ -137,10 +137,12 @@ check "--seconds 0.3 ran at least 0.3 s" \
 
 # --start-delay: the VM and its named threads exist before the first KVM_RUN,
 # and the tids printed at the end are those threads.
+# (a fresh file: the loop below may look before the background shell truncates one)
+rm -f "$TMP/out"
 timeout 120 "$EXITGEN" --vcpus 3 --io 10 --start-delay 1500 --seconds 0.5 >"$TMP/out" 2>"$TMP/err" &
 tpid=$!
 n=0
-while ! grep -q '^exitgen: pid' "$TMP/out" && [ "$n" -lt 200 ]; do
+while ! grep -q '^exitgen: pid' "$TMP/out" 2>/dev/null && [ "$n" -lt 200 ]; do
 	sleep 0.05
 	n=$((n + 1))
 done

@@ -15,9 +15,12 @@ case $EXITGEN in /*) ;; *) EXITGEN=$PWD/$EXITGEN ;; esac
 MNT=$TMP/mnt
 mkdir "$MNT"
 SLEEPER=
+# Lazily when busy (a process that should be gone still holds a file there):
+# never leave a mount behind.
+unmount_mnt() { mountpoint -q "$MNT" && { umount "$MNT" 2>/dev/null || umount -l "$MNT"; }; }
 cleanup() {
 	[ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
-	mountpoint -q "$MNT" && umount "$MNT"
+	unmount_mnt
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -42,6 +45,11 @@ bg "$TMP/r.pid" "$KES" record -o "$TMP/hup.dat" -- "$EXITGEN" --io 1000 --second
 R=$(cat "$TMP/r.pid")
 wait_line "$TMP/eg.out" '^exitgen: pid'
 sleep 1
+# The traced command holds nothing of the recorder's: no temporary file (its
+# space would outlive the recorder), no tracefs file.
+ls -l "/proc/$(exitgen_pid "$TMP/eg.out")/fd" >"$TMP/fds" 2>&1
+check "the traced command inherits no recorder file ($(grep -E 'deleted|tracing|kvm-exitstat' "$TMP/fds" | head -c 200))" \
+	sh -c "grep -q /dev/kvm '$TMP/fds' && ! grep -qE 'deleted|tracing|kvm-exitstat' '$TMP/fds'"
 kill -HUP "$R"
 wait $BG
 eq "SIGHUP: record exit status" "$?" 0
@@ -68,7 +76,7 @@ before_fault
 rm -f "$TMP/eg.out" "$TMP/rc"
 {
 	sleep 0.3
-	timeout 60 "$KES" record -o "$TMP/pipe.dat" -- \
+	timeout 60 sh -c "$PIDRUN" "$TMP/r.pid" "$KES" record -o "$TMP/pipe.dat" -- \
 		sh -c 'exec "$0" --io 2000 >"$1" 2>&1' "$EXITGEN" "$TMP/eg.out"
 	echo $? >"$TMP/rc"
 } 2>&1 | true
@@ -76,7 +84,7 @@ wait_line "$TMP/rc" .
 eq "closed stderr: record exit status" "$(cat "$TMP/rc")" 0
 eq "closed stderr: every exit recorded" "$(io_of "$TMP/pipe.dat")" "$(eg_total KVM_EXIT_IO "$TMP/eg.out")"
 readable "closed stderr" "$TMP/pipe.dat"
-after_fault "closed stderr"
+after_fault "closed stderr" "$(cat "$TMP/r.pid")"
 
 # The collector ignores SIGPIPE; the traced command must not inherit that
 # (`yes` would then print "Broken pipe" instead of dying quietly).
@@ -210,7 +218,7 @@ eq "ENOSPC while recording: the older file is kept" "$(cat "$MNT/full.dat")" old
 eq "ENOSPC while recording: no temporary file left" "$(ls -A "$MNT")" full.dat
 check "ENOSPC while recording: the space is given back" test "$(df -k --output=used "$MNT" | tail -1)" -lt 100
 check "ENOSPC while recording: the command was stopped" sh -c "! kill -0 $(exitgen_pid "$TMP/eg.out") 2>/dev/null"
-umount "$MNT"
+unmount_mnt
 after_fault "ENOSPC while recording" "$R"
 
 # Room for the recording but not for the file: it fails when writing the file.
@@ -226,7 +234,7 @@ eq "ENOSPC writing the file: exit status" "$?" 1
 one_line "ENOSPC writing the file" "$TMP/rec.err" "cannot write '$MNT/fin.dat': No space left on device"
 check "ENOSPC writing the file: the command ran to its end (precondition)" grep -q '^total' "$TMP/eg.out"
 eq "ENOSPC writing the file: no file, nothing left" "$(ls -A "$MNT")" ""
-umount "$MNT"
+unmount_mnt
 after_fault "ENOSPC writing the file" "$R"
 
 # ENOSPC with stderr a closed pipe: the error line is lost, the cleanup is not.
@@ -235,40 +243,40 @@ rm -f "$TMP/eg.out" "$TMP/rc"
 mount -t tmpfs -o size=2m kes-faults "$MNT"
 {
 	sleep 0.3
-	timeout 60 "$KES" record -o "$MNT/p.dat" -- \
+	timeout 60 sh -c "$PIDRUN" "$TMP/r.pid" "$KES" record -o "$MNT/p.dat" -- \
 		sh -c 'exec "$0" --io 1000000 --seconds 20 >/dev/null 2>&1' "$EXITGEN"
 	echo $? >"$TMP/rc"
 } 2>&1 | true
 wait_line "$TMP/rc" .
 eq "ENOSPC, closed stderr: exit status" "$(cat "$TMP/rc")" 1
 eq "ENOSPC, closed stderr: nothing left" "$(ls -A "$MNT")" ""
-umount "$MNT"
-after_fault "ENOSPC, closed stderr"
+unmount_mnt
+after_fault "ENOSPC, closed stderr" "$(cat "$TMP/r.pid")"
 
 # ---------------------------------------------------------------------------
 # tracefs. In a private mount namespace, so the host's mounts are untouched.
 # Not mounted: record mounts it (man page) and records.
 before_fault
 rm -f "$TMP/eg.out" "$TMP/rc"
-timeout 60 unshare -m sh -c 'umount /sys/kernel/tracing &&
-	exec "$0" record -o "$1" -- "$2" --io 500' "$KES" "$TMP/nofs.dat" "$EXITGEN" \
+timeout 60 unshare -m sh -c 'umount /sys/kernel/tracing && echo $$ >"$3" &&
+	exec "$0" record -o "$1" -- "$2" --io 500' "$KES" "$TMP/nofs.dat" "$EXITGEN" "$TMP/r.pid" \
 	>"$TMP/eg.out" 2>"$TMP/rec.err"
 eq "tracefs not mounted: record mounts it, exit 0" "$?" 0
 eq "tracefs not mounted: every exit recorded" "$(io_of "$TMP/nofs.dat")" "$(eg_total KVM_EXIT_IO "$TMP/eg.out")"
 readable "tracefs not mounted" "$TMP/nofs.dat"
 check "tracefs not mounted: the host's tracefs is still there" test -d "$TRACING/events/kvm"
-after_fault "tracefs not mounted"
+after_fault "tracefs not mounted" "$(cat "$TMP/r.pid")"
 
 # /sys/kernel/tracing an empty tmpfs: the same (tracefs mounted over it).
 before_fault
 rm -f "$TMP/eg.out" "$TMP/rc"
 timeout 60 unshare -m sh -c 'umount /sys/kernel/tracing && mount -t tmpfs kes-faults /sys/kernel/tracing &&
-	exec "$0" record -o "$1" -- "$2" --io 500' "$KES" "$TMP/tmpfs.dat" "$EXITGEN" \
+	echo $$ >"$3" && exec "$0" record -o "$1" -- "$2" --io 500' "$KES" "$TMP/tmpfs.dat" "$EXITGEN" "$TMP/r.pid" \
 	>"$TMP/eg.out" 2>"$TMP/rec.err"
 eq "tracefs dir an empty tmpfs: exit 0" "$?" 0
 eq "tracefs dir an empty tmpfs: every exit recorded" "$(io_of "$TMP/tmpfs.dat")" \
 	"$(eg_total KVM_EXIT_IO "$TMP/eg.out")"
-after_fault "tracefs dir an empty tmpfs"
+after_fault "tracefs dir an empty tmpfs" "$(cat "$TMP/r.pid")"
 
 # No KVM tracepoints (no kvm module): events/ without kvm/.
 before_fault
@@ -296,7 +304,7 @@ after_fault "tracefs not mountable"
 before_fault
 rm -f "$TMP/eg.out" "$TMP/rc"
 cat >"$TMP/ns.sh" <<EOF
-timeout 60 "$KES" record -o "$TMP/lazy.dat" -- "$EXITGEN" --io 20000 --seconds 3 >"$TMP/eg.out" 2>"$TMP/rec.err" &
+timeout 60 sh -c 'echo \$\$ >"$TMP/r.pid"; exec "\$@"' sh "$KES" record -o "$TMP/lazy.dat" -- "$EXITGEN" --io 20000 --seconds 3 >"$TMP/eg.out" 2>"$TMP/rec.err" &
 sleep 1.5
 umount -l /sys/kernel/tracing && mount -t tmpfs kes-faults /sys/kernel && echo unmounted >"$TMP/um"
 test ! -e /sys/kernel/tracing/events && echo gone >>"$TMP/um"
@@ -310,7 +318,7 @@ eq "tracefs unmounted mid-run: record exit status" "$(cat "$TMP/rc")" 0
 eq "tracefs unmounted mid-run: every exit recorded" "$(io_of "$TMP/lazy.dat")" \
 	"$(eg_total KVM_EXIT_IO "$TMP/eg.out")"
 readable "tracefs unmounted mid-run" "$TMP/lazy.dat"
-after_fault "tracefs unmounted mid-run"
+after_fault "tracefs unmounted mid-run" "$(cat "$TMP/r.pid")"
 
 # ---------------------------------------------------------------------------
 # Not root.

@@ -18,7 +18,9 @@ tracing_state() {
 # before_fault: remember the state and the kvm-exitstat instances now there.
 before_fault() {
 	tracing_state >"$TMP/state.before"
-	ls "$INSTANCES" 2>/dev/null | grep '^kvm-exitstat-' >"$TMP/inst.before"
+	for _i in "$INSTANCES"/kvm-exitstat-*; do
+		[ -d "$_i" ] && echo "${_i##*/}"
+	done >"$TMP/inst.before"
 }
 
 # No kvm-exitstat instance of a dead owner that was not there before (ours
@@ -44,7 +46,14 @@ after_fault() {
 	for _p in "$@"; do
 		check "$_name: instance kvm-exitstat-$_p removed" test ! -e "$INSTANCES/kvm-exitstat-$_p"
 	done
-	check "$_name: no new stale instance" no_new_stale
+	# Other test scripts running at the same time (record-signals.sh kills a
+	# recorder with SIGKILL on purpose) leave such instances too: counted
+	# only under CI, where tests/run.sh runs one script at a time.
+	if [ "${CI:-}" = true ]; then
+		check "$_name: no new stale instance" no_new_stale
+	elif ! no_new_stale >"$TMP/stale"; then
+		echo "note: $_name: $(cat "$TMP/stale") (another test running at the same time?)"
+	fi
 	tracing_state >"$TMP/state.after"
 	if cmp -s "$TMP/state.before" "$TMP/state.after"; then
 		ok
@@ -59,8 +68,15 @@ readable() {
 	"$KES" report -i "$2" -f csv >"$TMP/readable.csv" 2>"$TMP/readable.err"
 	eq "$1: kvm-exitstat report -i exit status" "$?" 0
 	check "$1: report has exit rows" grep -q '^KVM_EXIT_' "$TMP/readable.csv"
-	tc=$(tc_counts "$2")
-	check "$1: trace-cmd report reads events" test -n "$tc"
+	timeout 120 trace-cmd report "$2" >"$TMP/readable.tc" 2>"$TMP/readable.tcerr"
+	_rc=$?
+	eq "$1: trace-cmd report exit status ($(head -c 200 "$TMP/readable.tcerr"))" "$_rc" 0
+	# as tc_counts (record-helpers.sh), from the saved output
+	tc=$(awk '{
+		for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { e = $(i + 1); sub(/:$/, "", e); c[e]++; break }
+	} END { for (e in c) print e, c[e] }' "$TMP/readable.tc" | sort)
+	check "$1: trace-cmd report reads events (its output began: $(head -3 "$TMP/readable.tc" | tr '\n' '|' | head -c 300))" \
+		test -n "$tc"
 	eq "$1: trace-cmd report = libtracecmd" "$tc" "$(dc_counts "$2")"
 }
 
@@ -70,13 +86,19 @@ one_line() {
 	check "$1: message '$3' (got: $(head -c 200 "$2"))" grep -q "^kvm-exitstat: .*$3" "$2"
 }
 
+# sh -c "$PIDRUN" PIDFILE COMMAND...: COMMAND with its pid (the name of its
+# instance) in PIDFILE; it can run under timeout, unlike a shell function.
+# shellcheck disable=SC2016 # expanded by that sh
+PIDRUN='echo $$ >"$0"; exec "$@"'
+
 # bg PIDFILE COMMAND...: COMMAND in the background under a 60 s timeout; its
-# own pid (the instance's name) in PIDFILE, the timeout's in $!.
+# own pid (the instance's name) in PIDFILE, the timeout's in $BG.
 bg() {
 	_pf=$1
 	shift
 	rm -f "$_pf"
-	timeout 60 sh -c 'echo $$ >"$0"; exec "$@"' "$_pf" "$@" &
+	timeout 60 sh -c "$PIDRUN" "$_pf" "$@" &
+	# shellcheck disable=SC2034 # for the caller
 	BG=$!
 	_w=0
 	while [ ! -s "$_pf" ] && [ $_w -lt 100 ]; do sleep 0.1; _w=$((_w + 1)); done

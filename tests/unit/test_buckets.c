@@ -134,7 +134,8 @@ static void test_errors(void)
 		if (i < 64)
 			snprintf(text + n, sizeof(text) - n, "rule * * page_fault&%d -> X\n", i);
 		else /* the 64th: pio's; page_fault&1 again is no new test */
-			snprintf(text + n, sizeof(text) - n, "rule * * pio&0x1 page_fault&1 -> X\n");
+			snprintf(text + n, sizeof(text) - n,
+				 "rule * * pio&0x1 page_fault&1 -> X\n");
 	}
 	struct bucket_map *m = parse(text, e, sizeof(e));
 	CHECK(m, "64 tests, one repeated: %s", e);
@@ -206,16 +207,17 @@ static void test_rules(void)
 /* DETAIL&MASK / DETAIL&!MASK: the first detail's raw value, any bit of MASK. */
 static void test_values(void)
 {
-	static const char text[] = "map v\n"
-				   "rule x86_vmx EPT_VIOLATION page_fault&0x4 -> ITLB\n"
-				   "rule x86_vmx EPT_VIOLATION page_fault&!0x4 -> DTLB\n"
-				   "rule x86_vmx EPT_VIOLATION !page_fault -> NOFAULT\n"
-				   "rule x86_svm npf page_fault&0x10 page_fault&0x100000000 -> FINAL_I\n"
-				   "rule x86_svm npf page_fault&0x10 -> ITLB\n"
-				   "rule x86_svm npf page_fault&0x6 -> ANY_OF_6\n"
-				   "rule x86_svm npf -> REST\n"
-				   "rule x86_vmx CPUID pio&!1 mmio&0x2 -> IN_AND_MMIO_WRITE\n"
-				   "rule * * -> =\n";
+	static const char text[] =
+	    "map v\n"
+	    "rule x86_vmx EPT_VIOLATION page_fault&0x4 -> ITLB\n"
+	    "rule x86_vmx EPT_VIOLATION page_fault&!0x4 -> DTLB\n"
+	    "rule x86_vmx EPT_VIOLATION !page_fault -> NOFAULT\n"
+	    "rule x86_svm npf page_fault&0x10 page_fault&0x100000000 -> FINAL_I\n"
+	    "rule x86_svm npf page_fault&0x10 -> ITLB\n"
+	    "rule x86_svm npf page_fault&0x6 -> ANY_OF_6\n"
+	    "rule x86_svm npf -> REST\n"
+	    "rule x86_vmx CPUID pio&!1 mmio&0x2 -> IN_AND_MMIO_WRITE\n"
+	    "rule * * -> =\n";
 	char e[256];
 	struct bucket_map *m = parse(text, e, sizeof(e));
 
@@ -243,8 +245,7 @@ static void test_values(void)
 	d = (struct pair_details){.mask = BIT(KES_D_PIO) | BIT(KES_D_MMIO)};
 	d.value[KES_D_PIO] = 0;
 	d.value[KES_D_MMIO] = 2;
-	CHECK_STR(bucket_map_apply(m, intern("x86_vmx"), intern("CPUID"), &d),
-		  "IN_AND_MMIO_WRITE");
+	CHECK_STR(bucket_map_apply(m, intern("x86_vmx"), intern("CPUID"), &d), "IN_AND_MMIO_WRITE");
 	d.value[KES_D_PIO] = 1;
 	CHECK_STR(bucket_map_apply(m, intern("x86_vmx"), intern("CPUID"), &d), "CPUID");
 	bucket_map_free(m);
@@ -386,7 +387,8 @@ static void test_man_example(void)
 			struct bucket_map *m = parse(text, e, sizeof(e));
 			CHECK(m && bucket_map_check(m, &types, e, sizeof(e)) == 0, "man: %s", e);
 			if (m) /* the example's own point: bit 2 on VMX, bit 4 on SVM */
-				CHECK(!strcmp(apply_pf(m, "x86_vmx", "EPT_VIOLATION", 0, 0x4), "ITLB") &&
+				CHECK(!strcmp(apply_pf(m, "x86_vmx", "EPT_VIOLATION", 0, 0x4),
+					      "ITLB") &&
 					  !strcmp(apply_pf(m, "x86_svm", "npf", 0, 0x4), "DTLB"),
 				      "man example's page faults");
 			bucket_map_free(m);

@@ -7,6 +7,10 @@
 #include "common.h"
 #include "stats.h"
 
+#define CHECK_EQ(got, want)                                                                \
+	CHECK((uint64_t)(got) == (uint64_t)(want), "got %llu want %llu",                   \
+	      (unsigned long long)(got), (unsigned long long)(want))
+
 static struct stats_key key(const char *name, uint64_t sub)
 {
 	return (struct stats_key){ .name = intern(name), .tid = 7, .vcpu = 0, .sub = sub,
@@ -31,18 +35,18 @@ static void test_cap(void)
 		struct stats_key k = key("MMIO", gpa * 0x1000);
 		stats_acc_add(stats_table_get(t, &k), 100);
 	}
-	CHECK(stats_table_size(t) == 4); /* 3 sub-keys + other */
-	CHECK(count_of(t, "MMIO", 0x1000) == 1);
-	CHECK(count_of(t, "MMIO", 0x3000) == 1);
-	CHECK(count_of(t, "MMIO", 0x4000) == 0);
-	CHECK(count_of(t, "MMIO", STATS_SUB_OTHER) == 7);
-	CHECK(stats_table_folded(t) == 7);
+	CHECK_EQ(stats_table_size(t), 4); /* 3 sub-keys + other */
+	CHECK_EQ(count_of(t, "MMIO", 0x1000), 1);
+	CHECK_EQ(count_of(t, "MMIO", 0x3000), 1);
+	CHECK_EQ(count_of(t, "MMIO", 0x4000), 0);
+	CHECK_EQ(count_of(t, "MMIO", STATS_SUB_OTHER), 7);
+	CHECK_EQ(stats_table_folded(t), 7);
 
 	/* A sub-key the table has keeps its own row after the cap is reached. */
 	struct stats_key k2 = key("MMIO", 0x2000);
 	stats_acc_add(stats_table_get(t, &k2), 100);
-	CHECK(count_of(t, "MMIO", 0x2000) == 2);
-	CHECK(stats_table_folded(t) == 7);
+	CHECK_EQ(count_of(t, "MMIO", 0x2000), 2);
+	CHECK_EQ(stats_table_folded(t), 7);
 
 	/* Another name has its own budget; keys without a sub-key are not capped. */
 	for (uint64_t port = 0; port < 3; port++) {
@@ -51,25 +55,26 @@ static void test_cap(void)
 	}
 	for (int i = 0; i < 5; i++)
 		stats_acc_add(stats_table_get(t, &plain), 10);
-	CHECK(count_of(t, "IO", 2) == 0); /* created, no sample */
+	CHECK_EQ(count_of(t, "IO", 2), 0); /* created, no sample */
 	CHECK(stats_table_find(t, &(struct stats_key){ .name = intern("IO"), .tid = 7,
-						       .sub = 2, .has_sub = true }) != NULL);
-	CHECK(stats_table_size(t) == 4 + 3 + 1);
-	CHECK(stats_table_folded(t) == 7);
+						       .sub = 2, .has_sub = true }) != NULL,
+	      "IO sub 2 has no row");
+	CHECK_EQ(stats_table_size(t), 4 + 3 + 1);
+	CHECK_EQ(stats_table_folded(t), 7);
 
 	/* The "other" row itself never counts against the cap. */
 	struct stats_key o = key("IO", STATS_SUB_OTHER);
 	stats_table_get(t, &o);
 	struct stats_key k4 = key("IO", 99);
 	stats_table_get(t, &k4);
-	CHECK(stats_table_folded(t) == 8);
+	CHECK_EQ(stats_table_folded(t), 8);
 
 	/* clear() starts the budgets again. */
 	stats_table_clear(t);
 	struct stats_key k5 = key("MMIO", 0x9000);
 	stats_acc_add(stats_table_get(t, &k5), 1);
-	CHECK(count_of(t, "MMIO", 0x9000) == 1);
-	CHECK(stats_table_folded(t) == 0);
+	CHECK_EQ(count_of(t, "MMIO", 0x9000), 1);
+	CHECK_EQ(stats_table_folded(t), 0);
 	stats_table_free(t);
 }
 
@@ -81,8 +86,8 @@ static void test_no_cap(void)
 		struct stats_key k = key("MMIO", gpa);
 		stats_acc_add(stats_table_get(t, &k), 1);
 	}
-	CHECK(stats_table_size(t) == 10000);
-	CHECK(stats_table_folded(t) == 0);
+	CHECK_EQ(stats_table_size(t), 10000);
+	CHECK_EQ(stats_table_folded(t), 0);
 	stats_table_free(t);
 }
 
@@ -100,10 +105,10 @@ static void test_many_names(void)
 			stats_acc_add(stats_table_get(t, &k), 1);
 		}
 	}
-	CHECK(stats_table_size(t) == 100 * 3);
-	CHECK(stats_table_folded(t) == 100 * 3);
-	CHECK(count_of(t, "R42", STATS_SUB_OTHER) == 3);
-	CHECK(count_of(t, "R99", 1) == 1);
+	CHECK_EQ(stats_table_size(t), 100 * 3);
+	CHECK_EQ(stats_table_folded(t), 100 * 3);
+	CHECK_EQ(count_of(t, "R42", STATS_SUB_OTHER), 3);
+	CHECK_EQ(count_of(t, "R99", 1), 1);
 	stats_table_free(t);
 }
 
@@ -112,5 +117,5 @@ int main(void)
 	test_cap();
 	test_no_cap();
 	test_many_names();
-	return test_summary();
+	return test_summary("stats_subcap");
 }
