@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -35,6 +36,16 @@ const char *intern_n(const char *s, size_t len);
 int err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void err_set_json(bool on);
+
+/*
+ * A one-line reason into a caller's buffer (buf may be NULL); returns -1 so
+ * callers write `return errbuf_set(...)`. errbuf_vat() prefixes
+ * "origin:line: " for parsers of data files.
+ */
+int errbuf_set(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int errbuf_vset(char *buf, size_t len, const char *fmt, va_list ap);
+int errbuf_vat(char *buf, size_t len, const char *origin, unsigned line, const char *fmt,
+	       va_list ap);
 
 /* JSON string with its quotes; CSV cell, quoted only when it must be (RFC 4180). */
 void json_quote(FILE *f, const char *s);

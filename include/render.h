@@ -28,6 +28,7 @@ struct render_meta {
 	bool lost_known;
 	uint64_t untimed;
 	uint64_t backwards;
+	uint64_t sub_folded; /* --by-sub: exits counted in an "other" sub-key row */
 };
 
 /* One table of a report: the whole run, or one thread/vCPU of it. */
@@ -54,6 +55,11 @@ void render_csv(FILE *f, const struct render_opts *o, const struct render_meta *
 		const struct render_block *b, size_t n);
 void render_json(FILE *f, const struct render_opts *o, const struct render_meta *m,
 		 const struct render_block *b, size_t n);
+
+/* A row's label: "KVM_EXIT_IO", or with a sub-key "KVM_EXIT_IO@0x80" / "MMIO@other". */
+const char *render_row_name(const struct stats_row *r, char *buf, size_t len);
+/* The sub-key alone ("0x80", "other"), or NULL when the row has none. */
+const char *render_row_sub(const struct stats_row *r, char *buf, size_t len);
 
 /* "1:57" for 117 s; hours as "2:03:04". */
 void render_runtime(char *buf, size_t len, double seconds);

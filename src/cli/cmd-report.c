@@ -222,7 +222,7 @@ static int print_report(struct report_opts *o, struct input_result *r)
 	struct render_meta m = { .kind = input_kind_name(r->kind), .isa = r->isa,
 				 .events = r->events, .lost = r->lost, .lost_known = r->lost_known,
 				 .untimed = r->unpaired, .backwards = r->ts_backwards,
-				 .buckets = o->buckets };
+				 .buckets = o->buckets, .sub_folded = r->sub_folded };
 	const struct stats_table *t = choose(o, r, &m.source, &m.note);
 	struct stats_group *g = NULL;
 	size_t ng = 0;
@@ -239,7 +239,7 @@ static int print_report(struct report_opts *o, struct input_result *r)
 	char *inputs = join_inputs(o);
 	m.inputs = inputs;
 	struct render_block *b = xcalloc(ng + 1, sizeof(*b));
-	struct stats_table *whole = stats_table_rollup(t, 0);
+	struct stats_table *whole = stats_table_rollup(t, o->io.with_sub ? STATS_BY_SUB : 0);
 	for (size_t i = 0; i < ng; i++)
 		b[i] = (struct render_block){ group_label(r, &g[i]), g[i].tid, g[i].vcpu,
 					      stats_view_new(g[i].t, o->unit_ns, o->unit, o->sort) };

@@ -95,15 +95,9 @@ static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(pr
 static int fail(struct parser *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (!p->err || !p->errlen)
-		return -1;
-	n = snprintf(p->err, p->errlen, "%s:%u: ", p->origin, p->line);
-	if (n < 0 || (size_t)n >= p->errlen)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	errbuf_vat(p->err, p->errlen, p->origin, p->line, fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -8,8 +8,11 @@
 
 static void row(struct jsonw *w, const struct stats_row *r)
 {
+	char s[32];
+
 	jsonw_obj_open(w, NULL);
 	jsonw_str(w, "name", r->key.name);
+	jsonw_str(w, "sub", render_row_sub(r, s, sizeof(s)));
 	jsonw_u64(w, "count", r->count);
 	jsonw_u64(w, "untimed", r->untimed);
 	jsonw_num(w, "min", r->min);
@@ -75,6 +78,7 @@ void render_json(FILE *f, const struct render_opts *o, const struct render_meta 
 		jsonw_null(&w, "lost");
 	jsonw_u64(&w, "untimed", m->untimed);
 	jsonw_u64(&w, "ts_backwards", m->backwards);
+	jsonw_u64(&w, "sub_folded", m->sub_folded);
 	jsonw_arr_open(&w, "tables");
 	for (size_t i = 0; i < n; i++)
 		block(&w, &b[i]);

@@ -29,6 +29,9 @@ static void header(FILE *f, const struct render_meta *m, const char *unit)
 	if (m->untimed)
 		fprintf(f, "# %llu exits at the trace edges (or after a loss) counted but not timed\n",
 			(unsigned long long)m->untimed);
+	if (m->sub_folded)
+		fprintf(f, "# %llu exits past the sub-key cap counted in @other rows\n",
+			(unsigned long long)m->sub_folded);
 	if (m->backwards)
 		fprintf(f, "# %llu events skipped: their timestamp went back on their thread\n",
 			(unsigned long long)m->backwards);
@@ -43,7 +46,9 @@ static void name(FILE *f, const char *s)
 
 static void row(FILE *f, const struct stats_row *r)
 {
-	name(f, r->key.name);
+	char buf[256];
+
+	name(f, render_row_name(r, buf, sizeof(buf)));
 	fprintf(f, " count %llu min %.0f max %.0f sum %.0f avg %.4f", (unsigned long long)r->count,
 		r->min, r->max, r->sum, r->avg);
 	/* A summary-only input may not know the spread: say so, never print 0. */

@@ -43,6 +43,27 @@ void render_report(FILE *f, const struct render_opts *o, const struct render_met
 	}
 }
 
+const char *render_row_sub(const struct stats_row *r, char *buf, size_t len)
+{
+	if (!r->key.has_sub)
+		return NULL;
+	if (r->key.sub == STATS_SUB_OTHER)
+		snprintf(buf, len, "other");
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)r->key.sub);
+	return buf;
+}
+
+const char *render_row_name(const struct stats_row *r, char *buf, size_t len)
+{
+	char s[32];
+
+	if (!render_row_sub(r, s, sizeof(s)))
+		return r->key.name;
+	snprintf(buf, len, "%s@%s", r->key.name, s);
+	return buf;
+}
+
 void render_runtime(char *buf, size_t len, double seconds)
 {
 	unsigned long long s = (unsigned long long)(seconds + 0.5);

@@ -6,11 +6,13 @@
 
 static int name_width(const struct stats_view *v)
 {
+	char buf[256];
 	int w = 6;
 
-	for (size_t i = 0; i < v->nrows; i++)
-		if ((int)strlen(v->rows[i].key.name) > w)
-			w = (int)strlen(v->rows[i].key.name);
+	for (size_t i = 0; i < v->nrows; i++) {
+		int n = (int)strlen(render_row_name(&v->rows[i], buf, sizeof(buf)));
+		w = n > w ? n : w;
+	}
 	return w;
 }
 
@@ -36,7 +38,9 @@ static void block(FILE *f, const struct render_opts *o, const struct render_bloc
 	fputc('\n', f);
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct stats_row *r = &v->rows[i];
-		fprintf(f, "%-*s %10llu %10llu", w, r->key.name, (unsigned long long)r->count,
+		char buf[256];
+		fprintf(f, "%-*s %10llu %10llu", w, render_row_name(r, buf, sizeof(buf)),
+			(unsigned long long)r->count,
 			(unsigned long long)r->untimed);
 		num(f, r->min, 2);
 		num(f, r->max, 2);

@@ -51,11 +51,9 @@ static int fail(struct fixture *f, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (f->err && f->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(f->err, f->errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	errbuf_vset(f->err, f->errlen, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 

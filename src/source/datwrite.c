@@ -92,18 +92,6 @@ static void ob_str(struct obuf *b, const char *s)
 	ob_put(b, s, strlen(s) + 1);
 }
 
-static void seterr(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void seterr(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!buf || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
 
 /*
  * An unlinked file on the output's file system (so copy_file_range can be
@@ -184,7 +172,7 @@ struct datwrite *datwrite_new(const char *path, int ncpus, size_t page_size, cha
 	struct datwrite *w;
 
 	if (ncpus <= 0 || page_size < 64 || (page_size & (page_size - 1))) {
-		seterr(errbuf, errlen, "bad trace.dat geometry (%d cpus, page %zu)", ncpus,
+		errbuf_set(errbuf, errlen, "bad trace.dat geometry (%d cpus, page %zu)", ncpus,
 		       page_size);
 		return NULL;
 	}
@@ -200,13 +188,13 @@ struct datwrite *datwrite_new(const char *path, int ncpus, size_t page_size, cha
 		w->tmp[i] = -1;
 	/* Create the output now: an unwritable path fails before tracing starts. */
 	if (open_output(w) < 0) {
-		seterr(errbuf, errlen, "cannot create '%s': %s", path, strerror(errno));
+		errbuf_set(errbuf, errlen, "cannot create '%s': %s", path, strerror(errno));
 		goto fail;
 	}
 	for (int i = 0; i < ncpus; i++) {
 		w->tmp[i] = tmpfile_near(path);
 		if (w->tmp[i] < 0) {
-			seterr(errbuf, errlen, "cannot create a temporary file next to '%s': %s",
+			errbuf_set(errbuf, errlen, "cannot create a temporary file next to '%s': %s",
 			       path, strerror(errno));
 			goto fail;
 		}
@@ -439,7 +427,7 @@ int datwrite_finish(struct datwrite *w, const struct datwrite_meta *m, char *err
 	ret = 0;
 out:
 	if (ret < 0)
-		seterr(errbuf, errlen, "cannot write '%s': %s", w->path, strerror(errno));
+		errbuf_set(errbuf, errlen, "cannot write '%s': %s", w->path, strerror(errno));
 	free(b.p);
 	free(offsets);
 	return ret;

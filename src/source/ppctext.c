@@ -105,7 +105,7 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const ch
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(p->errbuf, p->errlen, fmt, ap);
+	errbuf_vset(p->errbuf, p->errlen, fmt, ap);
 	va_end(ap);
 	return -1;
 }

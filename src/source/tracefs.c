@@ -61,18 +61,6 @@ struct collect {
 	bool idle; /* the last wake-up found no full page: do not spin on poll */
 };
 
-static void seterr(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void seterr(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!buf || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
 
 static bool path_exists(const char *dir, const char *rel)
 {
@@ -90,13 +78,13 @@ static const char *tracing_dir(char *errbuf, size_t errlen)
 
 	if (!path_exists(TRACEFS_DEFAULT, "events") &&
 	    mount("nodev", TRACEFS_DEFAULT, "tracefs", 0, NULL) < 0 && errno != EBUSY) {
-		seterr(errbuf, errlen, "cannot mount tracefs on %s: %s", TRACEFS_DEFAULT,
+		errbuf_set(errbuf, errlen, "cannot mount tracefs on %s: %s", TRACEFS_DEFAULT,
 		       strerror(errno));
 		return NULL;
 	}
 	dir = tracefs_tracing_dir();
 	if (!dir || !path_exists(dir, "events")) {
-		seterr(errbuf, errlen, "tracefs is not available (mount -t tracefs nodev %s)",
+		errbuf_set(errbuf, errlen, "tracefs is not available (mount -t tracefs nodev %s)",
 		       TRACEFS_DEFAULT);
 		return NULL;
 	}
@@ -198,7 +186,7 @@ static int enable_events(struct collect *c, char *errbuf, size_t errlen)
 		snprintf(rel, sizeof(rel), "events/%.*s/%s/enable", (int)(colon - c->events[i]),
 			 c->events[i], colon + 1);
 		if (tracefs_instance_file_write(c->inst, rel, "1") < 0) {
-			seterr(errbuf, errlen, "cannot enable %s: %s", c->events[i],
+			errbuf_set(errbuf, errlen, "cannot enable %s: %s", c->events[i],
 			       strerror(errno));
 			return -1;
 		}
@@ -294,7 +282,7 @@ static int setup_page_size(struct collect *c, char *errbuf, size_t errlen)
 
 	free(hp);
 	if (ret < 0)
-		seterr(errbuf, errlen, "cannot parse tracefs events/header_page");
+		errbuf_set(errbuf, errlen, "cannot parse tracefs events/header_page");
 	return ret;
 }
 
@@ -306,7 +294,7 @@ static int configure(struct collect *c, const struct collect_opts *o, char *errb
 	/* A new instance traces at once: stay off until collect_start(). */
 	if (tracefs_trace_off(c->inst) < 0 ||
 	    tracefs_instance_set_buffer_size(c->inst, kb, -1) < 0) {
-		seterr(errbuf, errlen, "cannot set up tracefs instance %s: %s", c->name,
+		errbuf_set(errbuf, errlen, "cannot set up tracefs instance %s: %s", c->name,
 		       strerror(errno));
 		return -1;
 	}
@@ -315,17 +303,17 @@ static int configure(struct collect *c, const struct collect_opts *o, char *errb
 	tracefs_instance_file_write(c->inst, "buffer_percent", num);
 	if (c->filter) {
 		if (tracefs_option_enable(c->inst, TRACEFS_OPTION_EVENT_FORK) < 0) {
-			seterr(errbuf, errlen, "cannot enable the event-fork option: %s",
+			errbuf_set(errbuf, errlen, "cannot enable the event-fork option: %s",
 			       strerror(errno));
 			return -1;
 		}
 		for (size_t i = 0; i < o->npids; i++)
 			if (add_process(c, o->pids[i]) < 0) {
-				seterr(errbuf, errlen, "no process %d", (int)o->pids[i]);
+				errbuf_set(errbuf, errlen, "no process %d", (int)o->pids[i]);
 				return -1;
 			}
 		if (write_pid_filter(c) < 0) {
-			seterr(errbuf, errlen, "cannot write set_event_pid: %s", strerror(errno));
+			errbuf_set(errbuf, errlen, "cannot write set_event_pid: %s", strerror(errno));
 			return -1;
 		}
 	}
@@ -338,14 +326,14 @@ struct collect *collect_new(const struct collect_opts *o, char *errbuf, size_t e
 	const char *dir;
 
 	if (geteuid() != 0) {
-		seterr(errbuf, errlen, "recording needs root (tracefs)");
+		errbuf_set(errbuf, errlen, "recording needs root (tracefs)");
 		return NULL;
 	}
 	dir = tracing_dir(errbuf, errlen);
 	if (!dir)
 		return NULL;
 	if (!path_exists(dir, "events/kvm")) {
-		seterr(errbuf, errlen,
+		errbuf_set(errbuf, errlen,
 		       "no KVM tracepoints in %s/events (is the kvm module loaded?)", dir);
 		return NULL;
 	}
@@ -354,20 +342,20 @@ struct collect *collect_new(const struct collect_opts *o, char *errbuf, size_t e
 	c = xcalloc(1, sizeof(*c));
 	c->root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (c->root_fd < 0) {
-		seterr(errbuf, errlen, "cannot open %s: %s", dir, strerror(errno));
+		errbuf_set(errbuf, errlen, "cannot open %s: %s", dir, strerror(errno));
 		goto fail;
 	}
 	c->filter = o->pids != NULL;
 	for (size_t i = 0; i < o->nevents; i++)
 		resolve_event(c, dir, o->events[i]);
 	if (!c->nevents) {
-		seterr(errbuf, errlen, "none of the requested KVM events exists on this kernel");
+		errbuf_set(errbuf, errlen, "none of the requested KVM events exists on this kernel");
 		goto fail;
 	}
 	snprintf(c->name, sizeof(c->name), COLLECT_INSTANCE_PREFIX "%d", (int)getpid());
 	c->inst = tracefs_instance_create(c->name);
 	if (!c->inst) {
-		seterr(errbuf, errlen, "cannot create tracefs instance %s: %s", c->name,
+		errbuf_set(errbuf, errlen, "cannot create tracefs instance %s: %s", c->name,
 		       strerror(errno));
 		goto fail;
 	}

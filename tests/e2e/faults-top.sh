@@ -303,8 +303,16 @@ after_fault "tracefs unmounted mid-run" "$(cat "$TMP/t.pid")"
 # ---------------------------------------------------------------------------
 # Not root, in the live view: one line, the terminal untouched.
 before_fault
+# nobody must be able to reach the binary: a checkout may sit in a 0700 directory
+NB=$(mktemp -d /tmp/kes-faults-nobody.XXXXXX)
+chmod 755 "$NB"
+cp "$KES" "$NB/kvm-exitstat"
+KES_ROOT=$KES
+KES=$NB/kvm-exitstat
 start_top runuser -u nobody -- ::: -a
 ended "not root" 1
 one_line "not root" "$TMP/top.err" "needs root"
+KES=$KES_ROOT
+rm -rf "$NB"
 after_fault "not root"
 summary

@@ -32,9 +32,14 @@ check "no file written by a usage error" test ! -e x.dat
 asuser=
 [ "$(id -u)" = 0 ] && asuser="setpriv --reuid=65534 --regid=65534 --clear-groups"
 if [ -z "$asuser" ] || command -v setpriv >/dev/null; then
-	$asuser "$KES" record -a -d 1 -o /tmp/kes-never-written.dat 2>"$TMP/err"
+	# nobody must be able to reach the binary: a checkout may sit in a 0700 directory
+	NB=$(mktemp -d /tmp/kes-cli-nobody.XXXXXX)
+	chmod 755 "$NB"
+	cp "$KES" "$NB/kvm-exitstat"
+	$asuser "$NB/kvm-exitstat" record -a -d 1 -o /tmp/kes-never-written.dat 2>"$TMP/err"
 	eq "not root: exit status" "$?" 1
 	check "not root: message" grep -q 'needs root' "$TMP/err"
 	check "not root: no file" test ! -e /tmp/kes-never-written.dat
+	rm -rf "$NB"
 fi
 summary
