@@ -108,7 +108,7 @@ install: $(BIN)
 	install -m 644 $(TYPES) $(DESTDIR)$(PREFIX)/share/kvm-exitstat/exit_types/
 
 format:
-	clang-format -i $(SRCS) src/main.c include/*.h tests/unit/*.c tests/harness.h tools/exitgen/*.c
+	clang-format -i $$(git ls-files "src/*.[ch]" "include/*.h" "tools/*.c" "tests/*.[ch]")
 
 clean:
 	rm -rf $(O) $(BIN)

@@ -16,7 +16,8 @@
 struct tep_handle;
 struct decoder;
 
-/* Returns NULL (errno set) only on allocation failure; a tep without KVM events gives a decoder that matches nothing. */
+/* Returns NULL (errno set) only on allocation failure; a tep without KVM events gives a decoder
+ * that matches nothing. */
 struct decoder *decoder_new(struct tep_handle *tep, const struct exit_types *types);
 void decoder_free(struct decoder *d);
 /* How many of the recording's events the decoder knows (0: no KVM events in the format list). */

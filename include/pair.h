@@ -45,10 +45,10 @@ typedef const char *(*pair_namer_fn)(void *arg, const char *isa, const char *rea
 				     const struct pair_details *d);
 
 struct pair_counts {
-	uint64_t exits;	     /* KES_EXIT events seen */
-	uint64_t uexits;     /* KES_UEXIT events seen */
-	uint64_t untimed;    /* exits with no entry after them (trace edge, lost entry) */
-	uint64_t backwards;  /* events whose timestamp went back on their thread: skipped */
+	uint64_t exits;	    /* KES_EXIT events seen */
+	uint64_t uexits;    /* KES_UEXIT events seen */
+	uint64_t untimed;   /* exits with no entry after them (trace edge, lost entry) */
+	uint64_t backwards; /* events whose timestamp went back on their thread: skipped */
 };
 
 /*

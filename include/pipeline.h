@@ -17,18 +17,18 @@ struct bucket_map;
 
 enum input_kind {
 	INPUT_UNKNOWN,
-	INPUT_TRACEDAT,	  /* trace-cmd's trace.dat, v6 or v7 */
-	INPUT_FTRACE_TXT, /* tracefs trace / trace_pipe, trace-cmd report, perf script */
-	INPUT_PPC_REPORT, /* saved "NAME count N min ..." report, one-line or wrapped */
-	INPUT_PPC_DEBUGFS,/* kernel exit-timing dump: type count min max sum sum_squared */
+	INPUT_TRACEDAT,	   /* trace-cmd's trace.dat, v6 or v7 */
+	INPUT_FTRACE_TXT,  /* tracefs trace / trace_pipe, trace-cmd report, perf script */
+	INPUT_PPC_REPORT,  /* saved "NAME count N min ..." report, one-line or wrapped */
+	INPUT_PPC_DEBUGFS, /* kernel exit-timing dump: type count min max sum sum_squared */
 };
 
 struct input_opts {
 	const struct exit_types *types;
 	const int32_t *pids; /* keep only these tids/pids (NULL: all) */
 	size_t npids;
-	int32_t vcpu;	/* keep only this vcpu (-1: all) */
-	bool with_sub;	/* key exits by detail sub-key too (MMIO gpa, PIO port, ...) */
+	int32_t vcpu;  /* keep only this vcpu (-1: all) */
+	bool with_sub; /* key exits by detail sub-key too (MMIO gpa, PIO port, ...) */
 	const struct bucket_map *buckets; /* count exits in timing buckets (NULL: by reason) */
 };
 

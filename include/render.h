@@ -17,11 +17,11 @@ enum render_format { RENDER_PPC, RENDER_TABLE, RENDER_CSV, RENDER_JSON };
 int render_format_parse(const char *name, enum render_format *f);
 
 struct render_meta {
-	const char *inputs; /* "a.dat, b.dat" */
-	const char *kind;   /* input kind name */
-	const char *isa;    /* "x86_vmx", or NULL */
-	const char *source; /* "kvm_exit", "userspace", "summary" */
-	const char *note;   /* why this source, or NULL */
+	const char *inputs;  /* "a.dat, b.dat" */
+	const char *kind;    /* input kind name */
+	const char *isa;     /* "x86_vmx", or NULL */
+	const char *source;  /* "kvm_exit", "userspace", "summary" */
+	const char *note;    /* why this source, or NULL */
 	const char *buckets; /* timing-bucket map the rows are counted in, or NULL */
 	uint64_t events;
 	uint64_t lost;

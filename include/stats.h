@@ -17,14 +17,14 @@
 struct stats_hist;
 
 struct stats_acc {
-	uint64_t count;	  /* timed samples */
-	uint64_t untimed; /* seen at a trace edge (or after a loss): counted, not timed */
-	uint64_t min;	  /* ns; valid when count > 0 */
-	uint64_t max;	  /* ns */
-	uint64_t sum;	  /* ns, exact (wraps after 584 years of handling time) */
-	uint64_t shift;	  /* first sample: mean is kept relative to it (see acc.c) */
-	double mean;	  /* Welford running mean minus shift, ns */
-	double m2;	  /* Welford sum of squared deviations, ns^2 */
+	uint64_t count;		 /* timed samples */
+	uint64_t untimed;	 /* seen at a trace edge (or after a loss): counted, not timed */
+	uint64_t min;		 /* ns; valid when count > 0 */
+	uint64_t max;		 /* ns */
+	uint64_t sum;		 /* ns, exact (wraps after 584 years of handling time) */
+	uint64_t shift;		 /* first sample: mean is kept relative to it (see acc.c) */
+	double mean;		 /* Welford running mean minus shift, ns */
+	double m2;		 /* Welford sum of squared deviations, ns^2 */
 	struct stats_hist *hist; /* NULL for summary-only data (saved reports) */
 };
 
@@ -83,7 +83,8 @@ uint64_t stats_table_folded(const struct stats_table *t);
 void stats_table_clear(struct stats_table *t);
 /* Calls fn for each row, in no particular order. */
 void stats_table_foreach(const struct stats_table *t,
-			 void (*fn)(const struct stats_key *k, const struct stats_acc *a, void *arg),
+			 void (*fn)(const struct stats_key *k, const struct stats_acc *a,
+				    void *arg),
 			 void *arg);
 void stats_table_merge(struct stats_table *dst, const struct stats_table *src);
 
@@ -111,7 +112,13 @@ void stats_groups_free(struct stats_group *g, size_t n);
 /* ------------------------------------------------------------------------ */
 /* Views: everything a renderer prints, already computed, in the chosen unit. */
 
-enum stats_sort { STATS_SORT_SUM, STATS_SORT_COUNT, STATS_SORT_AVG, STATS_SORT_MAX, STATS_SORT_NAME };
+enum stats_sort {
+	STATS_SORT_SUM,
+	STATS_SORT_COUNT,
+	STATS_SORT_AVG,
+	STATS_SORT_MAX,
+	STATS_SORT_NAME
+};
 
 struct stats_row {
 	struct stats_key key;

@@ -19,10 +19,10 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
-	{ "record", cmd_record, "trace a command's (or running VMs') KVM exits into a trace.dat" },
-	{ "report", cmd_report, "exit statistics of a trace.dat, ftrace/perf text or saved report" },
-	{ "diff", cmd_diff, "compare two runs exit by exit, with significance" },
-	{ "top", cmd_top, "live view of exits per reason, VM and vCPU" },
+    {"record", cmd_record, "trace a command's (or running VMs') KVM exits into a trace.dat"},
+    {"report", cmd_report, "exit statistics of a trace.dat, ftrace/perf text or saved report"},
+    {"diff", cmd_diff, "compare two runs exit by exit, with significance"},
+    {"top", cmd_top, "live view of exits per reason, VM and vCPU"},
 };
 
 static void usage(FILE *f)
@@ -81,7 +81,7 @@ int cli_load_exit_types(struct exit_types *set, const char *const *files, size_t
 {
 	char e[512];
 
-	*set = (struct exit_types){ 0 };
+	*set = (struct exit_types){0};
 	if (exit_types_load_builtin(set, e, sizeof(e)) < 0)
 		return err("built-in exit types: %s", e);
 	for (size_t i = 0; i < nfiles; i++)

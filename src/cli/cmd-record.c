@@ -160,7 +160,7 @@ static void add_name(const char *sys, const char *ev, void *arg)
 
 static char **event_list(const struct exit_types *types, size_t *n)
 {
-	struct names nm = { NULL, 0 };
+	struct names nm = {NULL, 0};
 
 	decode_foreach_event(types, add_name, &nm);
 	*n = nm.n;

@@ -25,43 +25,44 @@ struct report_opts {
 	double unit_ns;
 	const char *unit;
 	bool per_vcpu;
-	const char *source; /* auto, exits, userspace */
+	const char *source;  /* auto, exits, userspace */
 	const char *buckets; /* --buckets NAME|FILE */
 	struct input_opts io;
 	int32_t *pids;
 };
 
 static const char usage_text[] =
-	"usage: kvm-exitstat report [-i] FILE... [options]\n"
-	"\n"
-	"Exit statistics of trace.dat files (trace-cmd v6/v7), ftrace or perf script text,\n"
-	"saved PPC timing reports or KVM-PPC exit-timing dumps; several inputs merge.\n"
-	"\n"
-	"  -i, --input FILE       an input (also accepted without -i); the kind is read from content\n"
-	"  -f, --format FMT       ppc (default), table, csv, json\n"
-	"      --per-vcpu         one table per vCPU thread, then the whole run\n"
-	"      --vcpu N           only exits of vcpu N (when the events carry a vcpu id)\n"
-	"  -p, --pid PID[,PID]    only these threads (vCPU thread ids)\n"
-	"  -s, --sort KEY         sum (default), count, avg, max, name\n"
-	"      --percentiles      p50/p90/p99/p99.9 columns in the table format\n"
-	"  -u, --unit UNIT        us (default, as the 2010 reports) or ns\n"
-	"      --source SRC       auto (default), exits (kvm_exit/kvm_entry), userspace (KVM_EXIT_*)\n"
-	"      --by-sub           key exits by detail sub-key too (MMIO gpa, PIO port, MSR, hypercall)\n"
-	"      --exit-types FILE  extra exit_types data file (see kvm-exitstat-exit-types(5))\n"
-	"      --buckets MAP      count exits in timing buckets: ppc (the KVM-PPC exit-timing\n"
-	"                         view), native, or a map FILE (kvm-exitstat-exit-types(5))\n"
-	"  -h, --help             this text\n";
+    "usage: kvm-exitstat report [-i] FILE... [options]\n"
+    "\n"
+    "Exit statistics of trace.dat files (trace-cmd v6/v7), ftrace or perf script text,\n"
+    "saved PPC timing reports or KVM-PPC exit-timing dumps; several inputs merge.\n"
+    "\n"
+    "  -i, --input FILE       an input (also accepted without -i); the kind is read from content\n"
+    "  -f, --format FMT       ppc (default), table, csv, json\n"
+    "      --per-vcpu         one table per vCPU thread, then the whole run\n"
+    "      --vcpu N           only exits of vcpu N (when the events carry a vcpu id)\n"
+    "  -p, --pid PID[,PID]    only these threads (vCPU thread ids)\n"
+    "  -s, --sort KEY         sum (default), count, avg, max, name\n"
+    "      --percentiles      p50/p90/p99/p99.9 columns in the table format\n"
+    "  -u, --unit UNIT        us (default, as the 2010 reports) or ns\n"
+    "      --source SRC       auto (default), exits (kvm_exit/kvm_entry), userspace (KVM_EXIT_*)\n"
+    "      --by-sub           key exits by detail sub-key too (MMIO gpa, PIO port, MSR, "
+    "hypercall)\n"
+    "      --exit-types FILE  extra exit_types data file (see kvm-exitstat-exit-types(5))\n"
+    "      --buckets MAP      count exits in timing buckets: ppc (the KVM-PPC exit-timing\n"
+    "                         view), native, or a map FILE (kvm-exitstat-exit-types(5))\n"
+    "  -h, --help             this text\n";
 
 static int parse_sort(const char *s, enum stats_sort *out)
 {
 	static const struct {
 		const char *name;
 		enum stats_sort s;
-	} keys[] = { { "sum", STATS_SORT_SUM },
-		     { "count", STATS_SORT_COUNT },
-		     { "avg", STATS_SORT_AVG },
-		     { "max", STATS_SORT_MAX },
-		     { "name", STATS_SORT_NAME } };
+	} keys[] = {{"sum", STATS_SORT_SUM},
+		    {"count", STATS_SORT_COUNT},
+		    {"avg", STATS_SORT_AVG},
+		    {"max", STATS_SORT_MAX},
+		    {"name", STATS_SORT_NAME}};
 
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		if (!strcmp(s, keys[i].name)) {
@@ -85,20 +86,20 @@ enum { OPT_PER_VCPU = 256, OPT_VCPU, OPT_PCT, OPT_SOURCE, OPT_TYPES, OPT_BYSUB, 
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	static const struct option lopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "per-vcpu", no_argument, NULL, OPT_PER_VCPU },
-		{ "vcpu", required_argument, NULL, OPT_VCPU },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "percentiles", no_argument, NULL, OPT_PCT },
-		{ "unit", required_argument, NULL, 'u' },
-		{ "source", required_argument, NULL, OPT_SOURCE },
-		{ "by-sub", no_argument, NULL, OPT_BYSUB },
-		{ "exit-types", required_argument, NULL, OPT_TYPES },
-		{ "buckets", required_argument, NULL, OPT_BUCKETS },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"input", required_argument, NULL, 'i'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"per-vcpu", no_argument, NULL, OPT_PER_VCPU},
+	    {"vcpu", required_argument, NULL, OPT_VCPU},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"sort", required_argument, NULL, 's'},
+	    {"percentiles", no_argument, NULL, OPT_PCT},
+	    {"unit", required_argument, NULL, 'u'},
+	    {"source", required_argument, NULL, OPT_SOURCE},
+	    {"by-sub", no_argument, NULL, OPT_BYSUB},
+	    {"exit-types", required_argument, NULL, OPT_TYPES},
+	    {"buckets", required_argument, NULL, OPT_BUCKETS},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	int c;
 	char *end;
@@ -111,7 +112,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'f':
 			if (render_format_parse(optarg, &o->ro.fmt) < 0)
-				return err("unknown format '%s': want ppc, table, csv or json", optarg);
+				return err("unknown format '%s': want ppc, table, csv or json",
+					   optarg);
 			err_set_json(o->ro.fmt == RENDER_JSON);
 			break;
 		case OPT_PER_VCPU:
@@ -140,8 +142,10 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			o->unit = optarg;
 			break;
 		case OPT_SOURCE:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "exits") && strcmp(optarg, "userspace"))
-				return err("unknown source '%s': want auto, exits or userspace", optarg);
+			if (strcmp(optarg, "auto") && strcmp(optarg, "exits") &&
+			    strcmp(optarg, "userspace"))
+				return err("unknown source '%s': want auto, exits or userspace",
+					   optarg);
 			o->source = optarg;
 			break;
 		case OPT_BYSUB:
@@ -219,10 +223,15 @@ static char *group_label(const struct input_result *r, const struct stats_group 
 
 static int print_report(struct report_opts *o, struct input_result *r)
 {
-	struct render_meta m = { .kind = input_kind_name(r->kind), .isa = r->isa,
-				 .events = r->events, .lost = r->lost, .lost_known = r->lost_known,
-				 .untimed = r->unpaired, .backwards = r->ts_backwards,
-				 .buckets = o->buckets, .sub_folded = r->sub_folded };
+	struct render_meta m = {.kind = input_kind_name(r->kind),
+				.isa = r->isa,
+				.events = r->events,
+				.lost = r->lost,
+				.lost_known = r->lost_known,
+				.untimed = r->unpaired,
+				.backwards = r->ts_backwards,
+				.buckets = o->buckets,
+				.sub_folded = r->sub_folded};
 	const struct stats_table *t = choose(o, r, &m.source, &m.note);
 	struct stats_group *g = NULL;
 	size_t ng = 0;
@@ -241,10 +250,10 @@ static int print_report(struct report_opts *o, struct input_result *r)
 	struct render_block *b = xcalloc(ng + 1, sizeof(*b));
 	struct stats_table *whole = stats_table_rollup(t, o->io.with_sub ? STATS_BY_SUB : 0);
 	for (size_t i = 0; i < ng; i++)
-		b[i] = (struct render_block){ group_label(r, &g[i]), g[i].tid, g[i].vcpu,
-					      stats_view_new(g[i].t, o->unit_ns, o->unit, o->sort) };
-	b[ng] = (struct render_block){ ng ? "all vCPUs" : NULL, -1, -1,
-				       stats_view_new(whole, o->unit_ns, o->unit, o->sort) };
+		b[i] = (struct render_block){group_label(r, &g[i]), g[i].tid, g[i].vcpu,
+					     stats_view_new(g[i].t, o->unit_ns, o->unit, o->sort)};
+	b[ng] = (struct render_block){ng ? "all vCPUs" : NULL, -1, -1,
+				      stats_view_new(whole, o->unit_ns, o->unit, o->sort)};
 	render_report(stdout, &o->ro, &m, b, ng + 1);
 	for (size_t i = 0; i <= ng; i++) {
 		if (i < ng)
@@ -271,9 +280,12 @@ static int load_buckets(const char *arg, const struct exit_types *types, struct 
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .ro = { .fmt = RENDER_PPC }, .sort = STATS_SORT_SUM,
-				 .unit_ns = 1000, .unit = "us", .source = "auto",
-				 .io = { .vcpu = -1 } };
+	struct report_opts o = {.ro = {.fmt = RENDER_PPC},
+				.sort = STATS_SORT_SUM,
+				.unit_ns = 1000,
+				.unit = "us",
+				.source = "auto",
+				.io = {.vcpu = -1}};
 	struct exit_types types;
 	struct bucket_map *map = NULL;
 	struct input_result r;

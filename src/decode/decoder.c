@@ -47,7 +47,7 @@ struct bind {
 
 struct decoder {
 	struct tep_handle *tep;
-	bool swap; /* file endianness differs from ours */
+	bool swap;   /* file endianness differs from ours */
 	int pid_off; /* common_pid */
 	int nbound;
 	int maxid;
@@ -56,7 +56,7 @@ struct decoder {
 
 static struct fld field_of(struct tep_event *ev, const char *name)
 {
-	struct fld f = { 0 };
+	struct fld f = {0};
 	struct tep_format_field *tf;
 
 	if (!name || !(tf = tep_find_field(ev, name)))
@@ -128,7 +128,7 @@ static void bind_exit(struct decoder *d, const struct exit_table *t)
 	if (!reason.present)
 		return; /* a kernel whose event lacks the field: the table does not apply */
 	struct exit_bind *x = &b->exit[b->nexit];
-	*x = (struct exit_bind){ .t = t, .reason = reason };
+	*x = (struct exit_bind){.t = t, .reason = reason};
 	x->sub = field_of(ev, t->sub_field);
 	x->error = field_of(ev, t->error_field);
 	x->vcpu = field_of(ev, t->vcpu_field);
@@ -230,7 +230,8 @@ static const struct exit_bind *pick_exit(const struct decoder *d, const struct b
 {
 	for (int i = 0; i < b->nexit; i++) {
 		const struct exit_bind *x = &b->exit[i];
-		if (!x->t->match.field || (int64_t)load(d, data, size, &x->match) == x->t->match.value)
+		if (!x->t->match.field ||
+		    (int64_t)load(d, data, size, &x->match) == x->t->match.value)
 			return x;
 	}
 	return NULL;
@@ -286,7 +287,7 @@ int decoder_decode(struct decoder *d, const void *data, int size, uint64_t ts, i
 	memcpy(&pid, (const char *)data + d->pid_off, 4);
 	if (d->swap)
 		pid = (int32_t)tep_read_number(d->tep, (const char *)data + d->pid_off, 4);
-	*ev = (struct kes_event){ .ts = ts, .cpu = cpu, .tid = pid, .vcpu = -1, .kind = b->role };
+	*ev = (struct kes_event){.ts = ts, .cpu = cpu, .tid = pid, .vcpu = -1, .kind = b->role};
 	switch (b->role) {
 	case KES_EXIT:
 	case KES_UEXIT:

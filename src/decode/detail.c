@@ -8,31 +8,31 @@
 #include "decode.h"
 
 const struct detail_event decode_detail_events[] = {
-	/* type: 0 unsatisfied-read, 1 read, 2 write (KVM_TRACE_MMIO_*) */
-	{ "kvm", "kvm_mmio", KES_D_MMIO, "gpa", "type", 0x2 },
-	{ "kvm", "kvm_fast_mmio", KES_D_MMIO, "gpa", NULL, 0 },
-	{ "kvm", "kvm_pio", KES_D_PIO, "port", "rw", 0x1 /* 1 = write (out) */ },
-	{ "kvm", "kvm_emulate_insn", KES_D_EMULATE, "rip", "failed", 0x1 },
-	{ "kvm", "kvm_hypercall", KES_D_HCALL, "nr", NULL, 0 },
-	{ "kvm", "kvm_msr", KES_D_MSR, "ecx", "write", 0x1 },
-	/*
-	 * No flag: error_code is what the caller passed (arch/x86/kvm/trace.h).
-	 * VMX handle_ept_violation() passes the EPT exit qualification (fetch:
-	 * bit 2, EPT_VIOLATION_ACC_INSTR); kvm_handle_page_fault() (#PF
-	 * intercepts) and SVM npf_interception() a #PF error code (fetch: bit 4,
-	 * PFERR_FETCH_MASK). Bucket maps test its bits per exit:
-	 * exit_types/ppc.map.
-	 */
-	{ "kvm", "kvm_page_fault", KES_D_PF, "fault_address", "error_code", 0 },
+    /* type: 0 unsatisfied-read, 1 read, 2 write (KVM_TRACE_MMIO_*) */
+    {"kvm", "kvm_mmio", KES_D_MMIO, "gpa", "type", 0x2},
+    {"kvm", "kvm_fast_mmio", KES_D_MMIO, "gpa", NULL, 0},
+    {"kvm", "kvm_pio", KES_D_PIO, "port", "rw", 0x1 /* 1 = write (out) */},
+    {"kvm", "kvm_emulate_insn", KES_D_EMULATE, "rip", "failed", 0x1},
+    {"kvm", "kvm_hypercall", KES_D_HCALL, "nr", NULL, 0},
+    {"kvm", "kvm_msr", KES_D_MSR, "ecx", "write", 0x1},
+    /*
+     * No flag: error_code is what the caller passed (arch/x86/kvm/trace.h).
+     * VMX handle_ept_violation() passes the EPT exit qualification (fetch:
+     * bit 2, EPT_VIOLATION_ACC_INSTR); kvm_handle_page_fault() (#PF
+     * intercepts) and SVM npf_interception() a #PF error code (fetch: bit 4,
+     * PFERR_FETCH_MASK). Bucket maps test its bits per exit:
+     * exit_types/ppc.map.
+     */
+    {"kvm", "kvm_page_fault", KES_D_PF, "fault_address", "error_code", 0},
 };
 const size_t decode_ndetail_events = ARRAY_SIZE(decode_detail_events);
 
 const char *decode_detail_name(enum kes_detail k)
 {
 	static const char *const names[KES_D_MAX] = {
-		[KES_D_NONE] = "none", [KES_D_MMIO] = "mmio",	[KES_D_PIO] = "pio",
-		[KES_D_EMULATE] = "emulate", [KES_D_HCALL] = "hypercall", [KES_D_MSR] = "msr",
-		[KES_D_PF] = "page_fault",
+	    [KES_D_NONE] = "none",	 [KES_D_MMIO] = "mmio",	      [KES_D_PIO] = "pio",
+	    [KES_D_EMULATE] = "emulate", [KES_D_HCALL] = "hypercall", [KES_D_MSR] = "msr",
+	    [KES_D_PF] = "page_fault",
 	};
 	return k < KES_D_MAX ? names[k] : "?";
 }
@@ -63,7 +63,7 @@ static void once(struct seen *s, const char *sys, const char *ev,
 void decode_foreach_event(const struct exit_types *types,
 			  void (*fn)(const char *system, const char *event, void *arg), void *arg)
 {
-	struct seen s = { .n = 0 };
+	struct seen s = {.n = 0};
 
 	for (size_t i = 0; i < types->n; i++) {
 		once(&s, types->tables[i].exit_system, types->tables[i].exit_event, fn, arg);

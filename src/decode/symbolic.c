@@ -112,7 +112,7 @@ void symbolic_names(struct tep_event *ev, const struct exit_table *t, struct exi
 		    size_t *n)
 {
 	struct tep_format_field *f = tep_find_field(ev, t->reason_field);
-	struct walk w = { .t = t, .field_size = f ? f->size : 8 };
+	struct walk w = {.t = t, .field_size = f ? f->size : 8};
 	struct cond c[MAX_CONDS];
 	size_t cap = 0;
 
@@ -133,7 +133,7 @@ void symbolic_names(struct tep_event *ev, const struct exit_table *t, struct exi
 			cap = cap ? 2 * cap : 64;
 			*out = xrealloc(*out, cap * sizeof(**out));
 		}
-		(*out)[(*n)++] = (struct exit_name){ key, intern(s->str) };
+		(*out)[(*n)++] = (struct exit_name){key, intern(s->str)};
 	}
 	if (*n)
 		qsort(*out, *n, sizeof(**out), cmp_name);

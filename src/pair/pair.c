@@ -92,7 +92,7 @@ static struct thread *thread_of(struct pair *p, int32_t tid)
 		free(old);
 		t = slot(p->threads, p->nslots, tid);
 	}
-	*t = (struct thread){ .tid = tid };
+	*t = (struct thread){.tid = tid};
 	t->x.vcpu = t->u.vcpu = -1;
 	p->used++;
 	return t;
@@ -108,7 +108,7 @@ static void details_clear(struct pair_details *d)
 /* The row an open exit is counted in. */
 static struct stats_key exit_key(const struct pair *p, int32_t tid, const struct machine *m)
 {
-	struct stats_key k = { .name = m->reason, .tid = tid, .vcpu = m->vcpu };
+	struct stats_key k = {.name = m->reason, .tid = tid, .vcpu = m->vcpu};
 
 	if (p->namer)
 		k.name = p->namer(p->namer_arg, m->isa, m->reason, &m->d);
@@ -122,7 +122,7 @@ static struct stats_key exit_key(const struct pair *p, int32_t tid, const struct
 static void guest_time(struct pair *p, struct stats_table *tab, int32_t tid,
 		       const struct machine *m, uint64_t ns)
 {
-	struct stats_key k = { .name = p->tig, .tid = tid, .vcpu = m->vcpu };
+	struct stats_key k = {.name = p->tig, .tid = tid, .vcpu = m->vcpu};
 
 	stats_acc_add(stats_table_get(tab, &k), ns);
 }
@@ -136,8 +136,8 @@ static void untimed(struct pair *p, struct stats_table *tab, int32_t tid, struct
 }
 
 /* keep_details: the userspace machine's details came before its exit event. */
-static void exit_event(struct pair *p, struct stats_table *tab, struct thread *t,
-		       struct machine *m, const struct kes_event *ev, bool keep_details)
+static void exit_event(struct pair *p, struct stats_table *tab, struct thread *t, struct machine *m,
+		       const struct kes_event *ev, bool keep_details)
 {
 	if (m->state == S_GUEST)
 		guest_time(p, tab, t->tid, m, ev->ts - m->ts);
@@ -153,8 +153,8 @@ static void exit_event(struct pair *p, struct stats_table *tab, struct thread *t
 		details_clear(&m->d);
 }
 
-static void entry_event(struct pair *p, struct stats_table *tab, struct thread *t, struct machine *m,
-		     const struct kes_event *ev)
+static void entry_event(struct pair *p, struct stats_table *tab, struct thread *t,
+			struct machine *m, const struct kes_event *ev)
 {
 	if (m->state == S_HOST) {
 		struct stats_key k = exit_key(p, t->tid, m);

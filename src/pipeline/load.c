@@ -24,7 +24,7 @@
 
 void input_result_init(struct input_result *r)
 {
-	*r = (struct input_result){ .lost_known = true };
+	*r = (struct input_result){.lost_known = true};
 	r->exits = stats_table_new();
 	r->uexits = stats_table_new();
 	r->summary = stats_table_new();
@@ -36,7 +36,7 @@ void input_result_free(struct input_result *r)
 	stats_table_free(r->uexits);
 	stats_table_free(r->summary);
 	free(r->comms);
-	*r = (struct input_result){ 0 };
+	*r = (struct input_result){0};
 }
 
 const char *input_kind_name(enum input_kind k)
@@ -157,7 +157,7 @@ static void add_comm(struct input_result *r, int32_t tid, const char *comm)
 	if (!comm || input_comm(r, tid))
 		return;
 	r->comms = xrealloc(r->comms, (r->ncomms + 1) * sizeof(*r->comms));
-	r->comms[r->ncomms++] = (struct input_comm){ tid, intern(comm) };
+	r->comms[r->ncomms++] = (struct input_comm){tid, intern(comm)};
 }
 
 struct comm_walk {
@@ -185,12 +185,13 @@ static int load_tracedat(const char *path, struct ctx *c)
 	if (decoder_nbound(c->d) == 0) {
 		decoder_free(c->d);
 		tracedat_close(td);
-		return err("'%s': no KVM events in this trace.dat (recorded without -e kvm?)", path);
+		return err("'%s': no KVM events in this trace.dat (recorded without -e kvm?)",
+			   path);
 	}
 	int ret = tracedat_iterate(td, on_record, c, e, sizeof(e));
 	if (ret < 0)
 		err("'%s': %s", path, e);
-	struct comm_walk w = { c->r, tracedat_tep(td) };
+	struct comm_walk w = {c->r, tracedat_tep(td)};
 	stats_table_foreach(c->r->exits, comm_of_row, &w);
 	stats_table_foreach(c->r->uexits, comm_of_row, &w);
 	/*
@@ -229,8 +230,8 @@ static void text_comm(void *arg, int32_t tid, const char *comm)
 
 static int load_text(const char *path, struct ctx *c)
 {
-	struct text_ops ops = { .event = on_event, .lost = text_lost, .comm = text_comm, .arg = c };
-	struct text_counts n = { 0 };
+	struct text_ops ops = {.event = on_event, .lost = text_lost, .comm = text_comm, .arg = c};
+	struct text_counts n = {0};
 	char e[256];
 
 	if (text_read(path, c->o->types, &ops, &n, e, sizeof(e)) < 0)
@@ -265,7 +266,7 @@ static int no_input(const char *path)
 int input_load(const char *path, const struct input_opts *o, struct input_result *r)
 {
 	enum input_kind k = input_detect(path);
-	struct ctx c = { .o = o, .r = r };
+	struct ctx c = {.o = o, .r = r};
 	uint64_t before = r->kvm_events;
 	struct pair_counts pc;
 	int ret;
@@ -311,8 +312,9 @@ const struct stats_table *input_main_table(const struct input_result *r, const c
 	if (stats_table_size(r->exits))
 		return r->exits;
 	if (stats_table_size(r->uexits)) {
-		*note = "kvm_exit never fired in this input: these are userspace exits (KVM_EXIT_*), "
-			"each timed until its thread called KVM_RUN again";
+		*note =
+		    "kvm_exit never fired in this input: these are userspace exits (KVM_EXIT_*), "
+		    "each timed until its thread called KVM_RUN again";
 		return r->uexits;
 	}
 	return r->summary;

@@ -18,7 +18,8 @@ static void num(FILE *f, double x)
 void render_csv(FILE *f, const struct render_opts *o, const struct render_meta *m,
 		const struct render_block *b, size_t n)
 {
-	fputs("name,tid,vcpu,count,untimed,min,max,sum,avg,stddev,pct,p50,p90,p99,p999,unit,sub\n", f);
+	fputs("name,tid,vcpu,count,untimed,min,max,sum,avg,stddev,pct,p50,p90,p99,p999,unit,sub\n",
+	      f);
 	for (size_t i = 0; i < n; i++) {
 		const struct stats_view *v = b[i].v;
 		for (size_t j = 0; j < v->nrows; j++) {

@@ -29,7 +29,7 @@ static void pre(struct jsonw *w, const char *key)
 
 void jsonw_start(struct jsonw *w, FILE *f, bool pretty)
 {
-	*w = (struct jsonw){ .f = f, .pretty = pretty };
+	*w = (struct jsonw){.f = f, .pretty = pretty};
 }
 
 void jsonw_end(struct jsonw *w)

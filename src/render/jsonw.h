@@ -18,8 +18,8 @@ struct jsonw {
 };
 
 void jsonw_start(struct jsonw *w, FILE *f, bool pretty);
-void jsonw_end(struct jsonw *w); /* final newline */
-void jsonw_obj_open(struct jsonw *w, const char *key);	 /* key NULL inside arrays */
+void jsonw_end(struct jsonw *w);		       /* final newline */
+void jsonw_obj_open(struct jsonw *w, const char *key); /* key NULL inside arrays */
 void jsonw_obj_close(struct jsonw *w);
 void jsonw_arr_open(struct jsonw *w, const char *key);
 void jsonw_arr_close(struct jsonw *w);

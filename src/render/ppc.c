@@ -27,7 +27,8 @@ static void header(FILE *f, const struct render_meta *m, const char *unit)
 	else
 		fprintf(f, "# lost events: unknown (the input does not record drop counts)\n");
 	if (m->untimed)
-		fprintf(f, "# %llu exits at the trace edges (or after a loss) counted but not timed\n",
+		fprintf(f,
+			"# %llu exits at the trace edges (or after a loss) counted but not timed\n",
 			(unsigned long long)m->untimed);
 	if (m->sub_folded)
 		fprintf(f, "# %llu exits past the sub-key cap counted in @other rows\n",
@@ -37,7 +38,8 @@ static void header(FILE *f, const struct render_meta *m, const char *unit)
 			(unsigned long long)m->backwards);
 }
 
-/* A PPC row's name is one word (readers split on blanks): "Program interruption" -> "Program_interruption". */
+/* A PPC row's name is one word (readers split on blanks): "Program interruption" ->
+ * "Program_interruption". */
 static void name(FILE *f, const char *s)
 {
 	for (; *s; s++)

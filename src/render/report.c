@@ -9,10 +9,10 @@ int render_format_parse(const char *name, enum render_format *f)
 		const char *name;
 		enum render_format f;
 	} names[] = {
-		{ "ppc", RENDER_PPC },
-		{ "table", RENDER_TABLE },
-		{ "csv", RENDER_CSV },
-		{ "json", RENDER_JSON },
+	    {"ppc", RENDER_PPC},
+	    {"table", RENDER_TABLE},
+	    {"csv", RENDER_CSV},
+	    {"json", RENDER_JSON},
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -40,8 +40,7 @@ static void block(FILE *f, const struct render_opts *o, const struct render_bloc
 		const struct stats_row *r = &v->rows[i];
 		char buf[256];
 		fprintf(f, "%-*s %10llu %10llu", w, render_row_name(r, buf, sizeof(buf)),
-			(unsigned long long)r->count,
-			(unsigned long long)r->untimed);
+			(unsigned long long)r->count, (unsigned long long)r->untimed);
 		num(f, r->min, 2);
 		num(f, r->max, 2);
 		fprintf(f, " %12.2f", r->sum);

@@ -108,7 +108,8 @@ static inline int ringpage_next(struct ringpage_cur *c, struct ringpage_rec *r)
 		uint32_t room = c->size - c->off, h, tl, len;
 		uint64_t n;
 
-		/* Records are 4-byte aligned: 1-3 bytes left is a corrupt commit (fuzz_fastpath). */
+		/* Records are 4-byte aligned: 1-3 bytes left is a corrupt commit (fuzz_fastpath).
+		 */
 		if (room < 4)
 			return -1;
 		h = ringpage_u32(p);
@@ -119,7 +120,7 @@ static inline int ringpage_next(struct ringpage_cur *c, struct ringpage_rec *r)
 			if (n > room)
 				return -1;
 			c->ts += h >> 5;
-			*r = (struct ringpage_rec){ p + 4, tl * 4, c->ts, c->off ? 0 : c->missed };
+			*r = (struct ringpage_rec){p + 4, tl * 4, c->ts, c->off ? 0 : c->missed};
 			c->off += (uint32_t)n;
 			return 1;
 		}
@@ -134,8 +135,8 @@ static inline int ringpage_next(struct ringpage_cur *c, struct ringpage_rec *r)
 			if (n > room)
 				return -1;
 			c->ts += h >> 5;
-			*r = (struct ringpage_rec){ p + 8, (uint32_t)n - 8, c->ts,
-						    c->off ? 0 : c->missed };
+			*r = (struct ringpage_rec){p + 8, (uint32_t)n - 8, c->ts,
+						   c->off ? 0 : c->missed};
 			c->off += (uint32_t)n;
 			return 1;
 		case RINGPAGE_PADDING:

@@ -390,7 +390,7 @@ static int alloc_cpus(struct datfile_layout *l, uint64_t ncpus)
 /* v6: ... "options  " ... "flyrecord" cpus x { u64 offset, u64 size }. */
 static int layout_v6(struct cursor *c, struct datfile_layout *l)
 {
-	struct optscan o = { .version = 6 };
+	struct optscan o = {.version = 6};
 	char kind[10];
 
 	if (read_metadata(c, &l->long_size, &o.ncpus) || rd(c, kind, sizeof(kind)))
@@ -446,7 +446,7 @@ static int read_buffer_v7(struct cursor *c, const struct optscan *o, struct datf
 /* v7: ... page size, compression "none\0" version "\0", u64 offset of the first options. */
 static int layout_v7(struct cursor *c, struct datfile_layout *l)
 {
-	struct optscan o = { .version = 7 };
+	struct optscan o = {.version = 7};
 	char comp[5];
 	uint64_t at;
 
@@ -461,7 +461,7 @@ static int layout_v7(struct cursor *c, struct datfile_layout *l)
 
 int datfile_layout(int fd, struct datfile_layout *l)
 {
-	struct cursor c = { .fd = fd };
+	struct cursor c = {.fd = fd};
 	uint64_t psize;
 	struct stat st;
 	int version, ret;

@@ -92,7 +92,6 @@ static void ob_str(struct obuf *b, const char *s)
 	ob_put(b, s, strlen(s) + 1);
 }
 
-
 /*
  * An unlinked file on the output's file system (so copy_file_range can be
  * cheap). Close-on-exec: a traced command forked later must not keep it (and
@@ -173,7 +172,7 @@ struct datwrite *datwrite_new(const char *path, int ncpus, size_t page_size, cha
 
 	if (ncpus <= 0 || page_size < 64 || (page_size & (page_size - 1))) {
 		errbuf_set(errbuf, errlen, "bad trace.dat geometry (%d cpus, page %zu)", ncpus,
-		       page_size);
+			   page_size);
 		return NULL;
 	}
 	w = xcalloc(1, sizeof(*w));
@@ -194,8 +193,9 @@ struct datwrite *datwrite_new(const char *path, int ncpus, size_t page_size, cha
 	for (int i = 0; i < ncpus; i++) {
 		w->tmp[i] = tmpfile_near(path);
 		if (w->tmp[i] < 0) {
-			errbuf_set(errbuf, errlen, "cannot create a temporary file next to '%s': %s",
-			       path, strerror(errno));
+			errbuf_set(errbuf, errlen,
+				   "cannot create a temporary file next to '%s': %s", path,
+				   strerror(errno));
 			goto fail;
 		}
 	}

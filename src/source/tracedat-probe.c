@@ -20,11 +20,10 @@
 #include <trace-cmd/trace-cmd.h>
 #include "source.h"
 
-
 /* The child: quiet, default signal actions, exit 0 only if the open worked. */
 static void probe_child(const char *path, int flags)
 {
-	static const int crash[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM };
+	static const int crash[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM};
 	int fd = open("/dev/null", O_RDWR);
 	sigset_t none;
 

@@ -58,7 +58,8 @@ struct tracedat *tracedat_open(const char *path, char *errbuf, size_t errlen)
 	}
 	h = tracecmd_open(path, flags);
 	if (!h) {
-		snprintf(errbuf, errlen, "'%s': not a readable trace.dat (corrupt or truncated)", path);
+		snprintf(errbuf, errlen, "'%s': not a readable trace.dat (corrupt or truncated)",
+			 path);
 		tracedat_fast_close(fast);
 		return NULL;
 	}
@@ -114,7 +115,7 @@ bool tracedat_is_fast(const struct tracedat *td)
 int tracedat_iterate(struct tracedat *td, source_record_fn fn, void *arg, char *errbuf,
 		     size_t errlen)
 {
-	struct iter it = { fn, arg, 0 };
+	struct iter it = {fn, arg, 0};
 
 	if (td->use_fast)
 		return tracedat_fast_iterate(td->fast, fn, arg, errbuf, errlen);

@@ -61,7 +61,6 @@ struct collect {
 	bool idle; /* the last wake-up found no full page: do not spin on poll */
 };
 
-
 static bool path_exists(const char *dir, const char *rel)
 {
 	char path[1024];
@@ -79,13 +78,13 @@ static const char *tracing_dir(char *errbuf, size_t errlen)
 	if (!path_exists(TRACEFS_DEFAULT, "events") &&
 	    mount("nodev", TRACEFS_DEFAULT, "tracefs", 0, NULL) < 0 && errno != EBUSY) {
 		errbuf_set(errbuf, errlen, "cannot mount tracefs on %s: %s", TRACEFS_DEFAULT,
-		       strerror(errno));
+			   strerror(errno));
 		return NULL;
 	}
 	dir = tracefs_tracing_dir();
 	if (!dir || !path_exists(dir, "events")) {
 		errbuf_set(errbuf, errlen, "tracefs is not available (mount -t tracefs nodev %s)",
-		       TRACEFS_DEFAULT);
+			   TRACEFS_DEFAULT);
 		return NULL;
 	}
 	return dir;
@@ -187,7 +186,7 @@ static int enable_events(struct collect *c, char *errbuf, size_t errlen)
 			 c->events[i], colon + 1);
 		if (tracefs_instance_file_write(c->inst, rel, "1") < 0) {
 			errbuf_set(errbuf, errlen, "cannot enable %s: %s", c->events[i],
-			       strerror(errno));
+				   strerror(errno));
 			return -1;
 		}
 	}
@@ -295,7 +294,7 @@ static int configure(struct collect *c, const struct collect_opts *o, char *errb
 	if (tracefs_trace_off(c->inst) < 0 ||
 	    tracefs_instance_set_buffer_size(c->inst, kb, -1) < 0) {
 		errbuf_set(errbuf, errlen, "cannot set up tracefs instance %s: %s", c->name,
-		       strerror(errno));
+			   strerror(errno));
 		return -1;
 	}
 	/* Wake the reader when a tenth of a CPU's buffer is used, not half. */
@@ -304,7 +303,7 @@ static int configure(struct collect *c, const struct collect_opts *o, char *errb
 	if (c->filter) {
 		if (tracefs_option_enable(c->inst, TRACEFS_OPTION_EVENT_FORK) < 0) {
 			errbuf_set(errbuf, errlen, "cannot enable the event-fork option: %s",
-			       strerror(errno));
+				   strerror(errno));
 			return -1;
 		}
 		for (size_t i = 0; i < o->npids; i++)
@@ -313,7 +312,8 @@ static int configure(struct collect *c, const struct collect_opts *o, char *errb
 				return -1;
 			}
 		if (write_pid_filter(c) < 0) {
-			errbuf_set(errbuf, errlen, "cannot write set_event_pid: %s", strerror(errno));
+			errbuf_set(errbuf, errlen, "cannot write set_event_pid: %s",
+				   strerror(errno));
 			return -1;
 		}
 	}
@@ -334,7 +334,7 @@ struct collect *collect_new(const struct collect_opts *o, char *errbuf, size_t e
 		return NULL;
 	if (!path_exists(dir, "events/kvm")) {
 		errbuf_set(errbuf, errlen,
-		       "no KVM tracepoints in %s/events (is the kvm module loaded?)", dir);
+			   "no KVM tracepoints in %s/events (is the kvm module loaded?)", dir);
 		return NULL;
 	}
 	collect_reap_stale();
@@ -349,14 +349,15 @@ struct collect *collect_new(const struct collect_opts *o, char *errbuf, size_t e
 	for (size_t i = 0; i < o->nevents; i++)
 		resolve_event(c, dir, o->events[i]);
 	if (!c->nevents) {
-		errbuf_set(errbuf, errlen, "none of the requested KVM events exists on this kernel");
+		errbuf_set(errbuf, errlen,
+			   "none of the requested KVM events exists on this kernel");
 		goto fail;
 	}
 	snprintf(c->name, sizeof(c->name), COLLECT_INSTANCE_PREFIX "%d", (int)getpid());
 	c->inst = tracefs_instance_create(c->name);
 	if (!c->inst) {
 		errbuf_set(errbuf, errlen, "cannot create tracefs instance %s: %s", c->name,
-		       strerror(errno));
+			   strerror(errno));
 		goto fail;
 	}
 	c->ncpus = count_cpus(c);

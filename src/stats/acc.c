@@ -14,7 +14,7 @@
 
 void stats_acc_init(struct stats_acc *a)
 {
-	*a = (struct stats_acc){ .min = UINT64_MAX };
+	*a = (struct stats_acc){.min = UINT64_MAX};
 	a->hist = hist_new();
 }
 
@@ -94,8 +94,13 @@ void stats_acc_set_summary(struct stats_acc *a, uint64_t count, uint64_t min, ui
 			   uint64_t sum, double m2)
 {
 	hist_free(a->hist);
-	*a = (struct stats_acc){ .count = count, .min = count ? min : UINT64_MAX, .max = max,
-				 .sum = sum, .m2 = isnan(m2) ? m2 : m2 > 0 ? m2 : 0 };
+	*a = (struct stats_acc){.count = count,
+				.min = count ? min : UINT64_MAX,
+				.max = max,
+				.sum = sum,
+				.m2 = isnan(m2) ? m2
+				      : m2 > 0	? m2
+						: 0};
 	a->mean = count ? (double)sum / (double)count : 0;
 }
 

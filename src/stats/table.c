@@ -24,8 +24,8 @@ struct subcount {
 struct stats_table {
 	struct slot *slots;
 	size_t nslots, used;
-	size_t sub_cap;		  /* 0: none */
-	struct subcount *subs;	  /* open addressing on the name pointer */
+	size_t sub_cap;	       /* 0: none */
+	struct subcount *subs; /* open addressing on the name pointer */
 	size_t nsubslots, nsubnames;
 	uint64_t folded;
 };
@@ -186,7 +186,8 @@ size_t stats_table_size(const struct stats_table *t)
 }
 
 void stats_table_foreach(const struct stats_table *t,
-			 void (*fn)(const struct stats_key *k, const struct stats_acc *a, void *arg),
+			 void (*fn)(const struct stats_key *k, const struct stats_acc *a,
+				    void *arg),
 			 void *arg)
 {
 	for (size_t i = 0; i < t->nslots; i++)
@@ -202,7 +203,7 @@ struct fold {
 static void fold_one(const struct stats_key *k, const struct stats_acc *a, void *arg)
 {
 	struct fold *f = arg;
-	struct stats_key nk = { .name = k->name, .tid = -1, .vcpu = -1 };
+	struct stats_key nk = {.name = k->name, .tid = -1, .vcpu = -1};
 
 	if (f->by & STATS_BY_TID)
 		nk.tid = k->tid;
@@ -217,14 +218,14 @@ static void fold_one(const struct stats_key *k, const struct stats_acc *a, void 
 
 void stats_table_merge(struct stats_table *dst, const struct stats_table *src)
 {
-	struct fold f = { dst, STATS_BY_TID | STATS_BY_VCPU | STATS_BY_SUB };
+	struct fold f = {dst, STATS_BY_TID | STATS_BY_VCPU | STATS_BY_SUB};
 
 	stats_table_foreach(src, fold_one, &f);
 }
 
 struct stats_table *stats_table_rollup(const struct stats_table *t, unsigned by)
 {
-	struct fold f = { stats_table_new(), by };
+	struct fold f = {stats_table_new(), by};
 
 	stats_table_foreach(t, fold_one, &f);
 	return f.dst;
@@ -245,9 +246,9 @@ static void split_one(const struct stats_key *k, const struct stats_acc *a, void
 			break;
 	if (i == s->n) {
 		s->g = xrealloc(s->g, (s->n + 1) * sizeof(*s->g));
-		s->g[s->n++] = (struct stats_group){ k->tid, k->vcpu, stats_table_new() };
+		s->g[s->n++] = (struct stats_group){k->tid, k->vcpu, stats_table_new()};
 	}
-	struct stats_key nk = { .name = k->name, .tid = -1, .vcpu = -1 };
+	struct stats_key nk = {.name = k->name, .tid = -1, .vcpu = -1};
 	stats_acc_merge(stats_table_get(s->g[i].t, &nk), a);
 }
 
@@ -263,7 +264,7 @@ static int cmp_group(const void *pa, const void *pb)
 /* Linear search per row: O(rows x groups), and groups are vCPU threads (tens). */
 size_t stats_table_split(const struct stats_table *t, struct stats_group **groups)
 {
-	struct split s = { NULL, 0 };
+	struct split s = {NULL, 0};
 
 	stats_table_foreach(t, split_one, &s);
 	if (s.n)

@@ -27,7 +27,7 @@ static void add_row(const struct stats_key *k, const struct stats_acc *a, void *
 		v->rows = xrealloc(v->rows, c->cap * sizeof(*v->rows));
 	}
 	struct stats_row *r = &v->rows[v->nrows++];
-	*r = (struct stats_row){ .key = *k, .count = a->count, .untimed = a->untimed };
+	*r = (struct stats_row){.key = *k, .count = a->count, .untimed = a->untimed};
 	r->min = a->count ? (double)a->min / c->unit : 0;
 	r->max = (double)a->max / c->unit;
 	r->sum = (double)a->sum / c->unit;
@@ -87,7 +87,7 @@ struct stats_view *stats_view_new(const struct stats_table *t, double unit_ns, c
 				  enum stats_sort sort)
 {
 	struct stats_view *v = xcalloc(1, sizeof(*v));
-	struct collect c = { v, 0, unit_ns };
+	struct collect c = {v, 0, unit_ns};
 
 	v->unit = unit;
 	stats_table_foreach(t, add_row, &c);

@@ -279,13 +279,14 @@ after_fault "tracefs not mountable"
 # through its open files, counts every exit, ends with the VM, cleans up.
 before_fault
 rm -f "$TMP/eg.out" "$TMP/um" "$TMP/rc"
-timeout 60 "$EXITGEN" --io 3000 --mmio 500 --vcpus 2 --seconds 3 --start-delay 500 >"$TMP/eg.out" 2>&1 &
+# (the VM starts 4 s later: top must be up by then even on a loaded machine)
+timeout 60 "$EXITGEN" --io 3000 --mmio 500 --vcpus 2 --seconds 3 --start-delay 4000 >"$TMP/eg.out" 2>&1 &
 BGPIDS="$BGPIDS $!"
 wait_line "$TMP/eg.out" '^exitgen: pid'
 E=$(exitgen_pid "$TMP/eg.out")
 cat >"$TMP/ns.sh" <<EOF
 timeout 60 sh -c 'echo \$\$ >"$TMP/t.pid"; exec "\$@"' sh "$KES" top --log -c -d 0.2 -p "$E" >"$TMP/log.csv" 2>"$TMP/top.err" &
-sleep 1.5
+sleep 5.5
 umount -l /sys/kernel/tracing && mount -t tmpfs kes-faults /sys/kernel && echo unmounted >"$TMP/um"
 test ! -e /sys/kernel/tracing/events && echo gone >>"$TMP/um"
 wait \$!

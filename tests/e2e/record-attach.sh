@@ -8,7 +8,7 @@ need_tools
 trap 'stop_decoy; rm -rf "$TMP"' EXIT
 start_decoy
 
-"$EXITGEN" --io 1000 --mmio 500 --hlt 100 --vcpus 2 --start-delay 500 >"$TMP/eg.out" 2>&1 &
+"$EXITGEN" --io 1000 --mmio 500 --hlt 100 --vcpus 2 --start-delay 3000 >"$TMP/eg.out" 2>&1 &
 E=$!
 wait_line "$TMP/eg.out" '^exitgen: pid'
 eq "exitgen's pid line" "$(awk '/^exitgen: pid/ { print $3 }' "$TMP/eg.out")" "$E"

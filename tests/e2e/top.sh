@@ -69,7 +69,7 @@ top_done() { wait_file "$TMP/rc"; [ -s "$TMP/rc" ]; }
 
 start_decoy
 D=$DECOY
-"$EXITGEN" --io 3000 --mmio 1000 --hlt 200 --vcpus 2 --start-delay 2500 >"$TMP/eg.out" 2>&1 &
+"$EXITGEN" --io 3000 --mmio 1000 --hlt 200 --vcpus 2 --start-delay 4000 >"$TMP/eg.out" 2>&1 &
 E=$!
 wait_line "$TMP/eg.out" '^exitgen: pid'
 start_top -p "$E,$D" -d 0.5
@@ -157,7 +157,7 @@ check "SIGTERM: instance removed" instance_gone "$TOP"
 tmux kill-session -t $S
 
 # --once: one table, checked against exitgen; it ends when the traced VM does.
-"$EXITGEN" --io 2000 --mmio 700 --hlt 100 --vcpus 2 --start-delay 2000 >"$TMP/eg2.out" 2>&1 &
+"$EXITGEN" --io 2000 --mmio 700 --hlt 100 --vcpus 2 --start-delay 3500 >"$TMP/eg2.out" 2>&1 &
 E2=$!
 wait_line "$TMP/eg2.out" '^exitgen: pid'
 timeout 60 "$KES" top --once -d 30 -p "$E2" >"$TMP/once.out" 2>"$TMP/once.err"
@@ -170,7 +170,7 @@ check "--once: the VM is named" grep -q "exitgen\[$E2\]" "$TMP/once.out"
 check "--once: no instance left" no_stale
 
 # --log -c: one CSV line per interval; the columns add up to exitgen's counts.
-"$EXITGEN" --io 3000 --mmio 500 --hlt 50 --vcpus 2 --start-delay 2000 >"$TMP/eg3.out" 2>&1 &
+"$EXITGEN" --io 3000 --mmio 500 --hlt 50 --vcpus 2 --start-delay 3500 >"$TMP/eg3.out" 2>&1 &
 E3=$!
 wait_line "$TMP/eg3.out" '^exitgen: pid'
 timeout 60 "$KES" top -l -c -d 0.2 -p "$E3" >"$TMP/log.csv" 2>"$TMP/log.err"
@@ -189,7 +189,7 @@ check "--log -c: every data line has every column" awk -F, 'NR == 1 { n = NF } N
 check "--log: no instance left" no_stale
 
 # -L FILE: appended, reopened on SIGHUP (log rotation); nothing lost across.
-"$EXITGEN" --io 20000 --vcpus 1 --seconds 3 --start-delay 1500 >"$TMP/eg4.out" 2>&1 &
+"$EXITGEN" --io 20000 --vcpus 1 --seconds 3 --start-delay 3000 >"$TMP/eg4.out" 2>&1 &
 E4=$!
 wait_line "$TMP/eg4.out" '^exitgen: pid'
 "$KES" top -L "$TMP/f.csv" -c -d 0.2 -p "$E4" 2>"$TMP/L.err" &
@@ -223,7 +223,7 @@ kill $Q $Q2
 wait $Q $Q2 2>/dev/null
 
 # Without -p: a VM that starts after top is picked up and named.
-"$EXITGEN" --io 50000 --vcpus 1 --start-delay 1500 >"$TMP/eg5.out" 2>&1 &
+"$EXITGEN" --io 50000 --vcpus 1 --start-delay 3000 >"$TMP/eg5.out" 2>&1 &
 E5=$!
 timeout 60 "$KES" top -a --once -d 4 >"$TMP/all.out" 2>&1
 eq "-a --once exit status" "$?" 0

@@ -95,9 +95,9 @@ static inline FILE *fuzz_devnull(void)
 /* What `report` does with a table: per-vCPU split, rollup, views, every format. */
 static inline void fuzz_render(const struct stats_table *t, bool per_vcpu)
 {
-	static const enum render_format fmts[] = { RENDER_PPC, RENDER_TABLE, RENDER_CSV,
-						   RENDER_JSON };
-	struct render_meta m = { .inputs = "fuzz", .kind = "fuzz", .source = "fuzz" };
+	static const enum render_format fmts[] = {RENDER_PPC, RENDER_TABLE, RENDER_CSV,
+						  RENDER_JSON};
+	struct render_meta m = {.inputs = "fuzz", .kind = "fuzz", .source = "fuzz"};
 	struct stats_group *g = NULL;
 
 	/* report refuses an empty table before it builds a view (stats_view_new: qsort(NULL, 0)) */
@@ -108,12 +108,12 @@ static inline void fuzz_render(const struct stats_table *t, bool per_vcpu)
 	struct render_block *b = xcalloc(ng + 1, sizeof(*b));
 
 	for (size_t i = 0; i < ng; i++)
-		b[i] = (struct render_block){ "group", g[i].tid, g[i].vcpu,
-					      stats_view_new(g[i].t, 1000, "us", STATS_SORT_SUM) };
-	b[ng] = (struct render_block){ NULL, -1, -1,
-				       stats_view_new(whole, 1, "ns", STATS_SORT_NAME) };
+		b[i] = (struct render_block){"group", g[i].tid, g[i].vcpu,
+					     stats_view_new(g[i].t, 1000, "us", STATS_SORT_SUM)};
+	b[ng] =
+	    (struct render_block){NULL, -1, -1, stats_view_new(whole, 1, "ns", STATS_SORT_NAME)};
 	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
-		struct render_opts ro = { .fmt = fmts[i], .quantiles = true };
+		struct render_opts ro = {.fmt = fmts[i], .quantiles = true};
 
 		render_report(fuzz_devnull(), &ro, &m, b, ng + 1);
 	}

@@ -10,7 +10,7 @@
 
 static void apply_all(struct bucket_map *m, const struct exit_types *types)
 {
-	static const char *const odd[] = { "", "UNKNOWN(0x83)", "*", "OTHER(HLT)" };
+	static const char *const odd[] = {"", "UNKNOWN(0x83)", "*", "OTHER(HLT)"};
 
 	for (size_t i = 0; i < types->n; i++) {
 		const struct exit_table *t = &types->tables[i];
@@ -20,15 +20,16 @@ static void apply_all(struct bucket_map *m, const struct exit_types *types)
 			const char *reason = j < n ? t->names[j].name : intern(odd[j - n]);
 
 			for (unsigned k = 0; k < KES_D_MAX; k++) {
-				struct pair_details d = { .mask = k ? 1u << k : 0,
-							  .flags = j & 1 ? 1u << k : 0,
-							  .sub = 0x80, .has_sub = k != 0 };
+				struct pair_details d = {.mask = k ? 1u << k : 0,
+							 .flags = j & 1 ? 1u << k : 0,
+							 .sub = 0x80,
+							 .has_sub = k != 0};
 
 				bucket_map_apply(m, t->isa, reason, &d);
 			}
 		}
 	}
-	bucket_map_apply(m, intern("no_such_isa"), intern("HLT"), &(struct pair_details){ 0 });
+	bucket_map_apply(m, intern("no_such_isa"), intern("HLT"), &(struct pair_details){0});
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

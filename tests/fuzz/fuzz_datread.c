@@ -13,8 +13,7 @@
 #include "source/collect-local.h"
 #include "source/tracedat-local.h"
 
-static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu,
-		     long long missed)
+static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu, long long missed)
 {
 	const unsigned char *p = data;
 	unsigned *sum = arg;

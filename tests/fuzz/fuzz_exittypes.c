@@ -11,23 +11,23 @@
 #include "source.h"
 
 static const char trace[] =
-	"CPU 0/KVM-4102 [001] d.... 100.000001: kvm_exit: reason EPT_MISCONFIG rip 0xfff0 info 0 0\n"
-	"CPU 0/KVM-4102 [001] d.... 100.000002: kvm_mmio: mmio write len 1 gpa 0xd0010 val 0x0\n"
-	"CPU 0/KVM-4102 [001] d.... 100.000003: kvm_entry: vcpu 0, rip 0xfff3\n"
-	"CPU 0/KVM-4102 [001] d.... 100.000004: kvm_exit: vcpu 0 reason 0x83 rip 0x1 info 0 0\n"
-	"CPU 0/KVM-4102 [001] d.... 100.000005: kvm_userspace_exit: reason KVM_EXIT_IO (2)\n"
-	"CPU 0/KVM-4102 [001] d.... 100.000006: kvm_fpu: load\n"
-	"CPU 0/KVM-4102 [001] d.... 100.000007: kvm_userspace_exit: reason restart (4)\n"
-	"CPU 0/KVM-4102 [001] d.... 100.000008: kvm_exit: ret 1 esr_ec 0x16 vcpu_pc 0x1\n"
-	"CPU 0/KVM-4102 [001] d.... 100.000009: kvm_exit: reason 3 trap 0x500\n"
-	"CPU 0/KVM-4102 [001] d.... 100.000010: kvm_exit: [FAILED TO PARSE] exit_reason=48 "
-	"guest_rip=0x1 isa=1 info1=0 info2=0 intr_info=0 error_code=0 vcpu_id=1\n"
-	"CPU 0/KVM-4102 [001] d.... 100.000011: kvm_userspace_exit: [FAILED TO PARSE] reason=6 "
-	"errno=-4\n";
+    "CPU 0/KVM-4102 [001] d.... 100.000001: kvm_exit: reason EPT_MISCONFIG rip 0xfff0 info 0 0\n"
+    "CPU 0/KVM-4102 [001] d.... 100.000002: kvm_mmio: mmio write len 1 gpa 0xd0010 val 0x0\n"
+    "CPU 0/KVM-4102 [001] d.... 100.000003: kvm_entry: vcpu 0, rip 0xfff3\n"
+    "CPU 0/KVM-4102 [001] d.... 100.000004: kvm_exit: vcpu 0 reason 0x83 rip 0x1 info 0 0\n"
+    "CPU 0/KVM-4102 [001] d.... 100.000005: kvm_userspace_exit: reason KVM_EXIT_IO (2)\n"
+    "CPU 0/KVM-4102 [001] d.... 100.000006: kvm_fpu: load\n"
+    "CPU 0/KVM-4102 [001] d.... 100.000007: kvm_userspace_exit: reason restart (4)\n"
+    "CPU 0/KVM-4102 [001] d.... 100.000008: kvm_exit: ret 1 esr_ec 0x16 vcpu_pc 0x1\n"
+    "CPU 0/KVM-4102 [001] d.... 100.000009: kvm_exit: reason 3 trap 0x500\n"
+    "CPU 0/KVM-4102 [001] d.... 100.000010: kvm_exit: [FAILED TO PARSE] exit_reason=48 "
+    "guest_rip=0x1 isa=1 info1=0 info2=0 intr_info=0 error_code=0 vcpu_id=1\n"
+    "CPU 0/KVM-4102 [001] d.... 100.000011: kvm_userspace_exit: [FAILED TO PARSE] reason=6 "
+    "errno=-4\n";
 
 static void use_table(const struct exit_table *t)
 {
-	static const uint64_t raw[] = { 0, 1, 2, 30, 0x83, 0x80000021, ~0ULL, 1ULL << 63 };
+	static const uint64_t raw[] = {0, 1, 2, 30, 0x83, 0x80000021, ~0ULL, 1ULL << 63};
 	uint64_t key, flags;
 
 	for (size_t i = 0; i < ARRAY_SIZE(raw); i++) {
@@ -48,7 +48,7 @@ static int on_event(void *arg, const struct kes_event *ev)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct exit_types set = { 0 };
+	struct exit_types set = {0};
 	char e[256];
 
 	/* Twice: the second parse replaces the tables of the first (same isa). */
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct stats_table *exits = stats_table_new(), *uexits = stats_table_new();
 	struct pair *p = pair_new(exits, uexits, true);
-	struct text_ops ops = { .event = on_event, .arg = p };
+	struct text_ops ops = {.event = on_event, .arg = p};
 
 	text_read_mem(trace, strlen(trace), &set, &ops, NULL, e, sizeof(e));
 	pair_finish(p);

@@ -11,7 +11,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The size's low bit picks --by-sub, so both keyings get inputs. */
-	struct input_opts o = { .types = fuzz_types(), .vcpu = -1, .with_sub = size & 1 };
+	struct input_opts o = {.types = fuzz_types(), .vcpu = -1, .with_sub = size & 1};
 	const char *path = fuzz_file(data, size);
 	struct input_result r;
 	const char *note;

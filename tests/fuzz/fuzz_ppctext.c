@@ -9,7 +9,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The size's low bit picks a known timebase, for the tick-scaled dumps. */
-	struct ppctext_opts o = { .tb_ticks_per_usec = size & 1 ? 512 : 0 };
+	struct ppctext_opts o = {.tb_ticks_per_usec = size & 1 ? 512 : 0};
 	struct stats_table *t = stats_table_new();
 	struct ppctext_info info;
 	enum input_kind kind;

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct stats_table *exits = stats_table_new(), *uexits = stats_table_new();
 	struct pair *p = pair_new(exits, uexits, size & 1);
-	struct text_ops ops = { on_event, on_lost, on_comm, p };
+	struct text_ops ops = {on_event, on_lost, on_comm, p};
 	struct text_counts c;
 	char e[256];
 

@@ -74,13 +74,13 @@ static void check_acc(const struct stats_acc *a, uint64_t *v, size_t n, const ch
 	else
 		CHECK(stats_acc_stddev(a) < 1e-3, "%s stddev of constant data", what);
 	qsort(v, n, sizeof(*v), cmp_u64);
-	static const double qs[] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
+	static const double qs[] = {0.5, 0.9, 0.99, 0.999, 1.0};
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		size_t rank = (size_t)ceil(qs[i] * (double)n);
 		double want = (double)v[rank ? rank - 1 : 0];
 		double got = stats_acc_quantile(a, qs[i]);
-		CHECK(fabs(got - want) <= 0.01 * want + 0.5, "%s q%.3f got %.1f want %.1f", what, qs[i],
-		      got, want);
+		CHECK(fabs(got - want) <= 0.01 * want + 0.5, "%s q%.3f got %.1f want %.1f", what,
+		      qs[i], got, want);
 	}
 }
 
@@ -143,10 +143,12 @@ static void test_view_and_split(void)
 	struct stats_table *t = stats_table_new();
 	const char *io = intern("IO"), *hlt = intern("HLT"), *tig = intern("TIMEINGUEST");
 	struct stats_key k[] = {
-		{ .name = io, .tid = 10, .vcpu = 0 },  { .name = io, .tid = 11, .vcpu = 1 },
-		{ .name = hlt, .tid = 10, .vcpu = 0 }, { .name = tig, .tid = 11, .vcpu = 1 },
+	    {.name = io, .tid = 10, .vcpu = 0},
+	    {.name = io, .tid = 11, .vcpu = 1},
+	    {.name = hlt, .tid = 10, .vcpu = 0},
+	    {.name = tig, .tid = 11, .vcpu = 1},
 	};
-	uint64_t ns[] = { 1000, 3000, 5000, 1000 };
+	uint64_t ns[] = {1000, 3000, 5000, 1000};
 
 	for (int rep = 0; rep < 10; rep++)
 		for (int i = 0; i < 4; i++)
@@ -174,9 +176,12 @@ static void test_view_and_split(void)
 	struct stats_table *sum = stats_table_new();
 	for (size_t i = 0; i < n; i++)
 		stats_table_merge(sum, g[i].t);
-	struct stats_acc *a = stats_table_find(sum, &(struct stats_key){ .name = io, .tid = -1, .vcpu = -1 });
-	struct stats_acc *b = stats_table_find(whole, &(struct stats_key){ .name = io, .tid = -1, .vcpu = -1 });
-	CHECK(a && b && a->count == b->count && a->sum == b->sum && a->m2 == b->m2, "split sums to whole");
+	struct stats_acc *a =
+	    stats_table_find(sum, &(struct stats_key){.name = io, .tid = -1, .vcpu = -1});
+	struct stats_acc *b =
+	    stats_table_find(whole, &(struct stats_key){.name = io, .tid = -1, .vcpu = -1});
+	CHECK(a && b && a->count == b->count && a->sum == b->sum && a->m2 == b->m2,
+	      "split sums to whole");
 	stats_groups_free(g, n);
 	stats_table_free(sum);
 	stats_table_free(whole);
@@ -189,9 +194,16 @@ static void test_many_keys(void)
 	const char *mmio = intern("MMIO");
 
 	for (uint64_t i = 0; i < 100000; i++)
-		stats_acc_add(stats_table_get(t, &(struct stats_key){ .name = mmio, .sub = i * 4096, .has_sub = true, .tid = 1, .vcpu = -1 }), i);
+		stats_acc_add(stats_table_get(t, &(struct stats_key){.name = mmio,
+								     .sub = i * 4096,
+								     .has_sub = true,
+								     .tid = 1,
+								     .vcpu = -1}),
+			      i);
 	CHECK(stats_table_size(t) == 100000, "100k distinct keys kept");
-	struct stats_acc *a = stats_table_find(t, &(struct stats_key){ .name = mmio, .sub = 4096 * 777, .has_sub = true, .tid = 1, .vcpu = -1 });
+	struct stats_acc *a = stats_table_find(
+	    t, &(struct stats_key){
+		   .name = mmio, .sub = 4096 * 777, .has_sub = true, .tid = 1, .vcpu = -1});
 	CHECK(a && a->count == 1 && a->sum == 777, "lookup after growth");
 	stats_table_free(t);
 }

@@ -7,14 +7,14 @@
 #include "common.h"
 #include "stats.h"
 
-#define CHECK_EQ(got, want)                                                                \
-	CHECK((uint64_t)(got) == (uint64_t)(want), "got %llu want %llu",                   \
+#define CHECK_EQ(got, want)                                                                        \
+	CHECK((uint64_t)(got) == (uint64_t)(want), "got %llu want %llu",                           \
 	      (unsigned long long)(got), (unsigned long long)(want))
 
 static struct stats_key key(const char *name, uint64_t sub)
 {
-	return (struct stats_key){ .name = intern(name), .tid = 7, .vcpu = 0, .sub = sub,
-				   .has_sub = true };
+	return (struct stats_key){
+	    .name = intern(name), .tid = 7, .vcpu = 0, .sub = sub, .has_sub = true};
 }
 
 static uint64_t count_of(struct stats_table *t, const char *name, uint64_t sub)
@@ -28,7 +28,7 @@ static uint64_t count_of(struct stats_table *t, const char *name, uint64_t sub)
 static void test_cap(void)
 {
 	struct stats_table *t = stats_table_new();
-	struct stats_key plain = { .name = intern("HLT"), .tid = 7, .vcpu = 0 };
+	struct stats_key plain = {.name = intern("HLT"), .tid = 7, .vcpu = 0};
 
 	stats_table_set_sub_cap(t, 3);
 	for (uint64_t gpa = 1; gpa <= 10; gpa++) {
@@ -56,8 +56,10 @@ static void test_cap(void)
 	for (int i = 0; i < 5; i++)
 		stats_acc_add(stats_table_get(t, &plain), 10);
 	CHECK_EQ(count_of(t, "IO", 2), 0); /* created, no sample */
-	CHECK(stats_table_find(t, &(struct stats_key){ .name = intern("IO"), .tid = 7,
-						       .sub = 2, .has_sub = true }) != NULL,
+	CHECK(stats_table_find(
+		  t,
+		  &(struct stats_key){.name = intern("IO"), .tid = 7, .sub = 2, .has_sub = true}) !=
+		  NULL,
 	      "IO sub 2 has no row");
 	CHECK_EQ(stats_table_size(t), 4 + 3 + 1);
 	CHECK_EQ(stats_table_folded(t), 7);

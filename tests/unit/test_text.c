@@ -222,10 +222,10 @@ static void test_x86(void)
 		CHECK_STR(g.ev[1].isa, "x86_vmx");
 	}
 
-	const char *plugin = "cpus=2\n" TF "kvm_entry:  vcpu 3 rip 0xfff0\n" TF
-				"kvm_exit:   reason HLT rip 0xfff0 info 0 0\n" TF
-				"kvm_entry:  vcpu 3 rip 0xfff0\n" TF
-				"kvm_exit:   reason UNKNOWN (2147483681) rip 0x0 info 0 0\n";
+	const char *plugin =
+	    "cpus=2\n" TF "kvm_entry:  vcpu 3 rip 0xfff0\n" TF
+	    "kvm_exit:   reason HLT rip 0xfff0 info 0 0\n" TF "kvm_entry:  vcpu 3 rip 0xfff0\n" TF
+	    "kvm_exit:   reason UNKNOWN (2147483681) rip 0x0 info 0 0\n";
 	CHECK(read_str(plugin, &g, &c, e, sizeof(e)) == 0 && g.n == 4, "plugin run: %zu", g.n);
 	if (g.n == 4) {
 		CHECK(g.ev[0].kind == KES_ENTRY && g.ev[0].vcpu == 3, "entry vcpu %d",
@@ -325,8 +325,9 @@ static void test_userspace_and_details(void)
 			  ev->sub == d[i].sub && ev->flags == d[i].flags && ev->vcpu == d[i].vcpu &&
 			  ev->value == d[i].value && !ev->isa,
 		      "%s: kind %d sub %llx flags %u vcpu %d value %llx", d[i].line,
-		      ev ? ev->detail : -1, ev ? (unsigned long long)ev->sub : 0, ev ? ev->flags : 0,
-		      ev ? ev->vcpu : -2, ev ? (unsigned long long)ev->value : 0);
+		      ev ? ev->detail : -1, ev ? (unsigned long long)ev->sub : 0,
+		      ev ? ev->flags : 0, ev ? ev->vcpu : -2,
+		      ev ? (unsigned long long)ev->value : 0);
 	}
 
 	/* other events: parsed, not KVM; a KVM event printed in no known way: undecoded */
@@ -590,7 +591,6 @@ static void test_fixtures(void)
 	      "text_iterate: %llu", (unsigned long long)nkvm);
 }
 
-
 /* ---- every table name, printed by libtraceevent, against the binary decoder ---- */
 
 #define FORMATS "tests/fixtures/formats/"
@@ -655,21 +655,21 @@ static void make_rec(struct tep_event *ev, struct rec *r)
 static void line_of(struct tep_handle *tep, struct tep_event *ev, struct rec *r, uint64_t ts,
 		    char *out, size_t len)
 {
-	struct tep_record tr = { .ts = ts, .cpu = 1, .size = r->size, .data = r->data };
+	struct tep_record tr = {.ts = ts, .cpu = 1, .size = r->size, .data = r->data};
 	struct trace_seq s;
 
 	trace_seq_init(&s);
 	tep_print_event(tep, &s, &tr, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&s);
 	snprintf(out, len, "       qemu-kvm-4242    [001] d..1.  %llu.%06llu: %s: %s\n",
-		 (unsigned long long)(ts / 1000000000), (unsigned long long)(ts % 1000000000 / 1000),
-		 ev->name, s.buffer);
+		 (unsigned long long)(ts / 1000000000),
+		 (unsigned long long)(ts % 1000000000 / 1000), ev->name, s.buffer);
 	trace_seq_destroy(&s);
 }
 
 /* A record of t's exit event for key (reason, sub, errno composed back from the key). */
-static void exit_rec(struct tep_event *ev, const struct exit_table *t, uint64_t key,
-		     uint64_t flags, struct rec *r)
+static void exit_rec(struct tep_event *ev, const struct exit_table *t, uint64_t key, uint64_t flags,
+		     struct rec *r)
 {
 	make_rec(ev, r);
 	if (t->kind == EXIT_TABLE_USERSPACE && key >> 63) {
@@ -732,8 +732,9 @@ static void gen_check(struct gen *g, bool tracecmd)
 			continue;
 		if (g->bad++ < 8)
 			fprintf(stderr, "  %s #%zu: decoder %s %s vcpu %d / text %s %s vcpu %d\n",
-				g->what, i, a->reason ? a->reason : "-", a->isa ? a->isa : "-", a->vcpu,
-				b->reason ? b->reason : "-", b->isa ? b->isa : "-", b->vcpu);
+				g->what, i, a->reason ? a->reason : "-", a->isa ? a->isa : "-",
+				a->vcpu, b->reason ? b->reason : "-", b->isa ? b->isa : "-",
+				b->vcpu);
 	}
 	g->len = g->n = 0;
 	g->text[0] = '\0';
@@ -788,7 +789,8 @@ static void gen_isa(const char *dir, const char *system, bool plugins)
 	g->tep = formats_tep(dir, system, plugins);
 	g->dec = decoder_new(g->tep, &types);
 	CHECK(decoder_nbound(g->dec) > 0, "%s: no bound events", dir);
-	struct tep_event *entry = plugins ? tep_find_event_by_name(g->tep, "kvm", "kvm_entry") : NULL;
+	struct tep_event *entry =
+	    plugins ? tep_find_event_by_name(g->tep, "kvm", "kvm_entry") : NULL;
 	for (size_t i = 0; i < types.n; i++) {
 		snprintf(what, sizeof(what), "%s%s/%s", dir, plugins ? "+plugin" : "",
 			 types.tables[i].isa);
@@ -815,23 +817,23 @@ static void gen_x86_details(void)
 		const char *f2;
 		uint64_t v2;
 	} d[] = {
-		{ "kvm_entry", "vcpu_id", 5, "rip", 0xfff0 },
-		{ "kvm_fpu", "load", 1, NULL, 0 },
-		{ "kvm_fpu", "load", 0, NULL, 0 },
-		{ "kvm_mmio", "type", 2, "gpa", 0xfee00030 },
-		{ "kvm_mmio", "type", 0, "gpa", 0xd0010 },
-		{ "kvm_pio", "rw", 1, "port", 0x3f8 },
-		{ "kvm_pio", "rw", 0, "port", 0x80 },
-		{ "kvm_emulate_insn", "failed", 1, "rip", 0xffffffff81001234ULL },
-		{ "kvm_emulate_insn", "failed", 0, "rip", 0x8 },
-		{ "kvm_hypercall", "nr", 12, NULL, 0 },
-		{ "kvm_msr", "write", 1, "ecx", 0xc0000100 },
-		{ "kvm_msr", "write", 0, "ecx", 0x1b },
-		{ "kvm_page_fault", "error_code", 0x14, "fault_address", 0x7f0001000ULL },
-		{ "kvm_page_fault", "vcpu_id", 2, "fault_address", 0x1000 },
-		/* SVM npf: bits 32+ (PFERR_GUEST_FINAL) must survive both readers */
-		{ "kvm_page_fault", "error_code", 0x100000014ULL, "fault_address", 0x6000 },
-		{ "kvm_page_fault", "error_code", 0x19a, "fault_address", 0xfee00000 },
+	    {"kvm_entry", "vcpu_id", 5, "rip", 0xfff0},
+	    {"kvm_fpu", "load", 1, NULL, 0},
+	    {"kvm_fpu", "load", 0, NULL, 0},
+	    {"kvm_mmio", "type", 2, "gpa", 0xfee00030},
+	    {"kvm_mmio", "type", 0, "gpa", 0xd0010},
+	    {"kvm_pio", "rw", 1, "port", 0x3f8},
+	    {"kvm_pio", "rw", 0, "port", 0x80},
+	    {"kvm_emulate_insn", "failed", 1, "rip", 0xffffffff81001234ULL},
+	    {"kvm_emulate_insn", "failed", 0, "rip", 0x8},
+	    {"kvm_hypercall", "nr", 12, NULL, 0},
+	    {"kvm_msr", "write", 1, "ecx", 0xc0000100},
+	    {"kvm_msr", "write", 0, "ecx", 0x1b},
+	    {"kvm_page_fault", "error_code", 0x14, "fault_address", 0x7f0001000ULL},
+	    {"kvm_page_fault", "vcpu_id", 2, "fault_address", 0x1000},
+	    /* SVM npf: bits 32+ (PFERR_GUEST_FINAL) must survive both readers */
+	    {"kvm_page_fault", "error_code", 0x100000014ULL, "fault_address", 0x6000},
+	    {"kvm_page_fault", "error_code", 0x19a, "fault_address", 0xfee00000},
 	};
 
 	g->tep = formats_tep("x86", "kvm", false);
@@ -862,9 +864,14 @@ static void test_generated(void)
 	static const struct {
 		const char *dir, *system;
 	} isa[] = {
-		{ "x86", "kvm" },	    { "x86_old", "kvm" },	    { "arm64", "kvm" },
-		{ "riscv", "kvm" },	    { "s390", "kvm" },		    { "ppc_book3s_hv", "kvm_hv" },
-		{ "ppc_book3s_pr", "kvm_pr" }, { "ppc_booke", "kvm_booke" },
+	    {"x86", "kvm"},
+	    {"x86_old", "kvm"},
+	    {"arm64", "kvm"},
+	    {"riscv", "kvm"},
+	    {"s390", "kvm"},
+	    {"ppc_book3s_hv", "kvm_hv"},
+	    {"ppc_book3s_pr", "kvm_pr"},
+	    {"ppc_booke", "kvm_booke"},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(isa); i++)

@@ -473,8 +473,8 @@ static void test_corrupt(void)
 	patch(bad, base + 16 + 20, &type0, 4);
 	patch(bad, base + 16 + 24, &huge, 4);
 	ret = survive(bad, e, sizeof(e));
-	CHECK(ret == -2 && strstr(e, "corrupt ring-buffer page"), "corrupt first page record: %d '%s'",
-	      ret, e);
+	CHECK(ret == -2 && strstr(e, "corrupt ring-buffer page"),
+	      "corrupt first page record: %d '%s'", ret, e);
 	/* every byte of every page header set to 0xff in turn: one error line or a read */
 	int errors = 0, reads = 0;
 	for (int pg = 0; pg < 7; pg++)
