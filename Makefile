@@ -16,8 +16,7 @@ PKGS    := libtraceevent libtracefs libtracecmd ncursesw
 CFLAGS  ?= -O2 -g
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
 	     -Wformat=2 -Wno-format-nonliteral $(if $(WERROR),-Werror) -MMD -MP
-CPPFLAGS += -Iinclude -Isrc $(shell pkg-config --cflags $(PKGS)) \
-	    -DKES_DATADIR='"$(PREFIX)/share/kvm-exitstat"'
+CPPFLAGS += -Iinclude -Isrc $(shell pkg-config --cflags $(PKGS))
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 
 ifeq ($(V),1)

@@ -77,6 +77,14 @@ int cli_parse_pids(const char *s, int32_t **pids, size_t *n)
 	return *n ? 0 : err("empty pid list");
 }
 
+int cli_add_types_file(const char **files, size_t *n, size_t cap, const char *path)
+{
+	if (*n == cap)
+		return err("too many --exit-types files (at most %zu)", cap);
+	files[(*n)++] = path;
+	return 0;
+}
+
 int cli_load_exit_types(struct exit_types *set, const char *const *files, size_t nfiles)
 {
 	char e[512];

@@ -75,10 +75,7 @@ static int parse_option(int c, struct diff_opts *o)
 		o->per_vcpu = true;
 		return 0;
 	case OPT_TYPES:
-		if (o->ntypes == ARRAY_SIZE(o->types))
-			return err("too many --exit-types files");
-		o->types[o->ntypes++] = optarg;
-		return 0;
+		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), optarg);
 	case 'h':
 		fputs(usage_text, stdout);
 		exit(0);

@@ -115,9 +115,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		}
 		case OPT_TYPES:
-			if (o->ntypes == ARRAY_SIZE(o->types))
-				return err("too many --exit-types files");
-			o->types[o->ntypes++] = optarg;
+			if (cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), optarg) < 0)
+				return -1;
 			break;
 		case 'q':
 			o->quiet = true;

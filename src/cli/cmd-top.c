@@ -140,10 +140,7 @@ static int parse_opt(struct top_args *a, int c, const char *arg)
 		return 0;
 	}
 	case OPT_TYPES:
-		if (a->ntypes == ARRAY_SIZE(a->types))
-			return err("too many --exit-types files");
-		a->types[a->ntypes++] = arg;
-		return 0;
+		return cli_add_types_file(a->types, &a->ntypes, ARRAY_SIZE(a->types), arg);
 	case 't':
 		return 0;
 	case 'h':
