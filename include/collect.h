@@ -81,6 +81,8 @@ const char *const *collect_events(const struct collect *c, size_t *n);
  * unmounted (umount -l) under a running collector.
  */
 char *collect_file_read(const struct collect *c, const char *rel, size_t *len);
+/* The same for a file of our instance ("trace_clock"): the clock our events were stamped with. */
+char *collect_instance_file_read(const struct collect *c, const char *rel, size_t *len);
 /* Text of per_cpu/cpuN/stats in the instance (malloc'd), or NULL. Read it before collect_free(). */
 char *collect_cpu_stats(const struct collect *c, int cpu);
 /* overrun + dropped events summed over all CPUs, from the instance's stats. */

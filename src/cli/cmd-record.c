@@ -324,7 +324,8 @@ static int gather_meta(struct collect *c, struct meta_store *s)
 			return err("cannot read the format of %s: %s", ev[i], strerror(errno));
 	}
 	s->cmdlines = collect_file_read(c, "saved_cmdlines", NULL);
-	s->clock = collect_file_read(c, "trace_clock", NULL);
+	/* The instance's clock stamped our events, whatever the top level uses now. */
+	s->clock = collect_instance_file_read(c, "trace_clock", NULL);
 	s->hpage = collect_file_read(c, "events/header_page", &hp_len);
 	s->hevent = collect_file_read(c, "events/header_event", &he_len);
 	if (!s->hpage || !s->hevent)

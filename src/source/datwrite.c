@@ -364,8 +364,17 @@ static void build_header(struct obuf *b, const struct datwrite *w, const struct 
 		ob_u64(b, 0);
 	}
 	if (m->trace_clock) {
-		ob_u64(b, strlen(m->trace_clock));
-		ob_put(b, m->trace_clock, strlen(m->trace_clock));
+		/*
+		 * trace-cmd writes only the clock in use, "[local]" (save_clock()),
+		 * not the whole trace_clock file: write the same, so readers never
+		 * see a form trace-cmd itself does not produce.
+		 */
+		const char *sel = strchr(m->trace_clock, '[');
+		const char *end = sel ? strchr(sel, ']') : NULL;
+		size_t n = end ? (size_t)(end - sel) + 1 : strcspn(m->trace_clock, "\n");
+
+		ob_u64(b, n);
+		ob_put(b, end ? sel : m->trace_clock, n);
 	}
 	/* The CPU data starts page aligned; fill in the offsets now that it is known. */
 	off = (b->len + w->page_size - 1) & ~(uint64_t)(w->page_size - 1);

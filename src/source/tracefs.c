@@ -541,13 +541,20 @@ char *collect_file_read(const struct collect *c, const char *rel, size_t *len)
 	return buf;
 }
 
+char *collect_instance_file_read(const struct collect *c, const char *rel, size_t *len)
+{
+	char path[160];
+
+	inst_path(c, rel, path, sizeof(path));
+	return collect_file_read(c, path, len);
+}
+
 char *collect_cpu_stats(const struct collect *c, int cpu)
 {
-	char rel[64], path[160];
+	char rel[64];
 
 	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/stats", cpu);
-	inst_path(c, rel, path, sizeof(path));
-	return collect_file_read(c, path, NULL);
+	return collect_instance_file_read(c, rel, NULL);
 }
 
 int collect_lost(const struct collect *c, uint64_t *lost)
