@@ -34,6 +34,45 @@ static int t_pass, t_fail;
 	CHECK((got) && strcmp((got), (want)) == 0, "got \"%s\" want \"%s\"",                       \
 	      (got) ? (got) : "(null)", (want))
 
+/*
+ * Calls fn on the text of each .nf/.fi example block of a man page that
+ * starts with prefix (roff's \- read as a plain minus), so a page's examples
+ * are tested as the data they show. Returns how many there were, or -1 when
+ * the page cannot be opened (tests run from the repository root).
+ */
+static inline int man_examples(const char *page, const char *prefix,
+			       void (*fn)(const char *text, void *arg), void *arg)
+{
+	FILE *f = fopen(page, "r");
+	char line[512], text[4096];
+	size_t len = 0;
+	int in = 0, n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, ".nf", 3)) {
+			in = 1;
+			len = 0;
+			continue;
+		}
+		if (!strncmp(line, ".fi", 3) && in) {
+			in = 0;
+			text[len] = '\0';
+			if (!strncmp(text, prefix, strlen(prefix))) {
+				n++;
+				fn(text, arg);
+			}
+			continue;
+		}
+		for (char *c = line; in && *c && len < sizeof(text) - 1; c++)
+			if (!(c[0] == '\\' && c[1] == '-'))
+				text[len++] = *c;
+	}
+	fclose(f);
+	return n;
+}
+
 static inline int test_summary(const char *name)
 {
 	printf("%s: %d passed, %d failed\n", name, t_pass, t_fail);

@@ -361,45 +361,26 @@ static void test_shipped(void)
 	bucket_map_free(m);
 }
 
+static void check_man_map(const char *text, void *arg)
+{
+	char e[256];
+	struct bucket_map *m = parse(text, e, sizeof(e));
+
+	(void)arg;
+	CHECK(m && bucket_map_check(m, &types, e, sizeof(e)) == 0, "man: %s", e);
+	if (m) /* the example's own point: bit 2 on VMX, bit 4 on SVM */
+		CHECK(!strcmp(apply_pf(m, "x86_vmx", "EPT_VIOLATION", 0, 0x4), "ITLB") &&
+			  !strcmp(apply_pf(m, "x86_svm", "npf", 0, 0x4), "DTLB"),
+		      "man example's page faults");
+	bucket_map_free(m);
+}
+
 /* The map examples of kvm-exitstat-exit-types(5) parse and pass the checks. */
 static void test_man_example(void)
 {
-	FILE *f = fopen("man/kvm-exitstat-exit-types.5", "r");
-	char line[512], text[4096], e[256];
-	size_t len = 0;
-	int in = 0, examples = 0;
+	int n = man_examples("man/kvm-exitstat-exit-types.5", "map ", check_man_map, NULL);
 
-	CHECK(f != NULL, "man page (run from the repository root)");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, ".nf", 3)) {
-			in = 1;
-			len = 0;
-			continue;
-		}
-		if (!strncmp(line, ".fi", 3) && in) {
-			in = 0;
-			text[len] = '\0';
-			if (strncmp(text, "map ", 4))
-				continue;
-			examples++;
-			struct bucket_map *m = parse(text, e, sizeof(e));
-			CHECK(m && bucket_map_check(m, &types, e, sizeof(e)) == 0, "man: %s", e);
-			if (m) /* the example's own point: bit 2 on VMX, bit 4 on SVM */
-				CHECK(!strcmp(apply_pf(m, "x86_vmx", "EPT_VIOLATION", 0, 0x4),
-					      "ITLB") &&
-					  !strcmp(apply_pf(m, "x86_svm", "npf", 0, 0x4), "DTLB"),
-				      "man example's page faults");
-			bucket_map_free(m);
-			continue;
-		}
-		for (char *c = line; in && *c && len < sizeof(text) - 1; c++)
-			if (!(c[0] == '\\' && c[1] == '-')) /* roff's \- is a plain minus */
-				text[len++] = *c;
-	}
-	fclose(f);
-	CHECK(examples == 1, "%d map examples", examples);
+	CHECK(n == 1, "%d map examples (-1: no man page; run from the repository root)", n);
 }
 
 /* A map read at run time, by path; and what an unknown name says. */

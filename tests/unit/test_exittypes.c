@@ -525,40 +525,22 @@ static void test_garbage(void)
 	free(buf);
 }
 
+static void check_man_types(const char *text, void *arg)
+{
+	struct exit_types s = {0};
+	char err[256];
+
+	(void)arg;
+	CHECK(exit_types_parse(&s, text, "man", err, sizeof(err)) == 0, "%s", err);
+	exit_types_free(&s);
+}
+
 /* The examples of kvm-exitstat-exit-types(5) are valid files. */
 static void test_man_examples(void)
 {
-	FILE *f = fopen("man/kvm-exitstat-exit-types.5", "r");
-	char line[512], text[4096], err[256];
-	size_t len = 0;
-	int in = 0, examples = 0;
+	int n = man_examples("man/kvm-exitstat-exit-types.5", "isa", check_man_types, NULL);
 
-	CHECK(f != NULL, "man page (run from the repository root)");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, ".nf", 3) == 0) {
-			in = 1;
-			len = 0;
-			continue;
-		}
-		if (strncmp(line, ".fi", 3) == 0 && in) {
-			struct exit_types s = {0};
-			in = 0;
-			text[len] = '\0';
-			if (strncmp(text, "isa", 3) != 0)
-				continue;
-			examples++;
-			CHECK(exit_types_parse(&s, text, "man", err, sizeof(err)) == 0, "%s", err);
-			exit_types_free(&s);
-			continue;
-		}
-		for (char *c = line; in && *c && len < sizeof(text) - 1; c++)
-			if (!(c[0] == '\\' && c[1] == '-')) /* roff's \- is a plain minus */
-				text[len++] = *c;
-	}
-	fclose(f);
-	CHECK(examples >= 2, "%d examples", examples);
+	CHECK(n >= 2, "%d examples (-1: no man page; run from the repository root)", n);
 }
 
 int main(void)
