@@ -2,22 +2,55 @@
 #   make                 build ./kvm-exitstat and build/exitgen
 #   make check           unit + end-to-end tests (e2e needs root and /dev/kvm)
 #   make asan-check      the same under AddressSanitizer + UBSan (in build/asan)
-#   make bench           benchmarks (numbers, not pass/fail)
+#   make bench           issue 12's benchmarks: ratios against peers, not pass/fail (needs root)
 #   make deps            install the Debian build dependencies
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR= (kvm-exitstat, kvm-exitgen, man pages, data)
+#   make lab [ISA=...]   boot Debian kernels under QEMU and run the tool on their KVM (tests/lab/)
 #   V=1 shows commands; O=DIR puts objects elsewhere; WERROR=1 adds -Werror.
+#   CROSS=aarch64-linux-gnu- SYSROOT=DIR  build for another architecture, against the
+#                        libraries in DIR (tools/cross/sysroot.sh makes one; README)
 
-CC      ?= cc
+CROSS   ?=
+SYSROOT ?=
+ifeq ($(origin CC),default)
+CC      := $(if $(CROSS),$(CROSS)gcc,cc)
+endif
 O       ?= build
 PREFIX  ?= /usr/local
 DESTDIR ?=
-PKGS    := libtraceevent libtracefs libtracecmd ncursesw
+PKGS    := libtraceevent libtracefs libtracecmd ncursesw libmicrohttpd json-c zlib libzstd
+
+# With SYSROOT, pkg-config reads the foreign .pc files and prefixes their -I/-L
+# paths with SYSROOT; headers without a -I of their own (ncurses.h) come after
+# the cross compiler's own, and the linker finds the libraries' own
+# dependencies (libzstd, libtinfo) there too. make 4.3 does not pass exported
+# variables to $(shell), so they are set on the command.
+TRIPLET := $(shell $(CC) -dumpmachine 2>/dev/null)
+ifneq ($(SYSROOT),)
+PKG_CONFIG ?= PKG_CONFIG_LIBDIR=$(SYSROOT)/usr/lib/$(TRIPLET)/pkgconfig:$(SYSROOT)/usr/share/pkgconfig \
+	      PKG_CONFIG_SYSROOT_DIR=$(SYSROOT) pkg-config
+CPPFLAGS += -idirafter $(SYSROOT)/usr/include
+LDFLAGS  += -L$(SYSROOT)/usr/lib/$(TRIPLET) -L$(SYSROOT)/lib/$(TRIPLET) \
+	    -Wl,-rpath-link,$(SYSROOT)/usr/lib/$(TRIPLET):$(SYSROOT)/lib/$(TRIPLET)
+# A SYSROOT with a C library of its own (libc6-dev: riscv64's sysroot is Debian 13's,
+# whose libraries need glibc 2.38 symbols that Debian 12's cross toolchain's 2.36 lacks)
+# is built against: its headers instead of the cross toolchain's (only the compiler's
+# own stddef.h & co. stay), its start files and libc.so first (-B), and --sysroot so
+# that libc.so's /lib/... paths resolve inside it.
+ifneq ($(wildcard $(SYSROOT)/usr/lib/$(TRIPLET)/crt1.o),)
+SYSROOT_CFLAGS := --sysroot=$(SYSROOT) -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
+		  -isystem $(SYSROOT)/usr/include/$(TRIPLET) -isystem $(SYSROOT)/usr/include
+LDFLAGS  += --sysroot=$(SYSROOT) -B$(SYSROOT)/usr/lib/$(TRIPLET)/
+endif
+endif
+PKG_CONFIG ?= pkg-config
+AR      := $(if $(CROSS),$(CROSS)ar,ar)
 
 CFLAGS  ?= -O2 -g
-BASEFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
+BASEFLAGS := $(SYSROOT_CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
 	     -Wformat=2 -Wno-format-nonliteral $(if $(WERROR),-Werror) -MMD -MP
-CPPFLAGS += -Iinclude -Isrc $(shell pkg-config --cflags $(PKGS))
-LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm -lpthread
+CPPFLAGS += -Iinclude -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS))
+LDLIBS  += $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -lpthread
 
 ifeq ($(V),1)
 Q :=
@@ -55,7 +88,7 @@ $(O)/gen/exit_types_builtin.o: $(O)/gen/exit_types_builtin.c
 	$(Q)$(CC) $(BASEFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(O)/libkes.a: $(LIBOBJS)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(BIN): $(O)/src/main.o $(O)/libkes.a
 	$(if $(Q),@echo "  LD      $@")
@@ -65,14 +98,33 @@ $(O)/src/main.o: src/main.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(BASEFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(EXITGEN): tools/exitgen/exitgen.c
+# exitgen links the one guest of the compiler's target ISA (tools/exitgen/guest-<isa>.c).
+EG_MACH   := $(firstword $(subst -, ,$(TRIPLET)))
+EG_ISA    := $(or $(if $(filter x86_64 i%86,$(EG_MACH)),x86),$(if $(filter aarch64,$(EG_MACH)),arm64),$(if $(filter riscv64,$(EG_MACH)),riscv64),$(if $(filter powerpc64%,$(EG_MACH)),ppc64),unknown-$(EG_MACH))
+EG_SRCS   := tools/exitgen/exitgen.c tools/exitgen/guest-$(EG_ISA).c
+
+$(EXITGEN): $(EG_SRCS) tools/exitgen/exitgen.h
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $@ ($(EG_ISA) guest)")
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(EG_SRCS) -lpthread
+
+# What tests, fuzzers and test tools build their inputs with (tests/lib/):
+# fixture builders live outside src/, since the tool never writes one.
+TESTLIB_SRCS := $(sort $(wildcard tests/lib/*.c))
+TESTLIB      := $(O)/tests/libkes-test.a
+TEST_CPPFLAGS = -Itests -Itests/lib
+
+$(O)/tests/lib/%.o: tests/lib/%.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -lpthread
+	$(Q)$(CC) $(BASEFLAGS) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(O)/tests/%: tests/unit/%.c tests/harness.h $(O)/libkes.a
+$(TESTLIB): $(TESTLIB_SRCS:%.c=$(O)/%.o)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/tests/%: tests/unit/%.c tests/harness.h $(TESTLIB) $(O)/libkes.a
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(BASEFLAGS) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libkes.a $(LDLIBS)
+	$(Q)$(CC) $(BASEFLAGS) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TESTLIB) $(O)/libkes.a $(LDLIBS)
 
 check: all
 	$(Q)O=$(O) KES=./$(BIN) EXITGEN=$(EXITGEN) sh tests/run.sh
@@ -89,22 +141,58 @@ demo: all
 	./$(BIN) record -o $(O)/demo.dat -- $(EXITGEN) --io 10000 --mmio 5000 --hlt 1000 --vcpus 2
 	./$(BIN) report -i $(O)/demo.dat
 
-bench: all
-	$(Q)O=$(O) sh tests/bench/run.sh
+# The benchmarks' own helpers (tests/bench/): a precise rusage runner and the
+# mmap word-sum floor that report is measured against.
+BENCH_TOOLS := $(O)/tests/bench/rusage $(O)/tests/bench/wordsum
+$(O)/tests/bench/%: tests/bench/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(BASEFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(O)/tests/bench/servesim: tests/bench/servesim.c $(O)/libkes.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(BASEFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libkes.a $(LDLIBS)
+BENCH_TOOLS += $(O)/tests/bench/servesim
+
+bench: all $(BENCH_TOOLS)
+	$(Q)O=$(O) KES=./$(BIN) EXITGEN=$(EXITGEN) sh tests/bench/run.sh
 
 deps:
 	[ -n "$$(find /var/lib/apt/lists -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ] || apt-get update -qq
 	apt-get install -y -qq --no-install-recommends make gcc clang pkg-config \
 		libtraceevent-dev libtracefs-dev libtracecmd-dev libncurses-dev trace-cmd \
-		linux-perf tmux valgrind libclang-rt-14-dev time
+		linux-perf tmux valgrind libclang-rt-14-dev time bpftrace strace \
+		libmicrohttpd-dev libjson-c-dev zlib1g-dev libzstd-dev prometheus curl python3 librsvg2-bin logrotate
 
-install: $(BIN)
+SYSCONFDIR  ?= /etc
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+UNITS_IN    := $(wildcard contrib/systemd/*.service.in)
+
+# exitgen goes in as kvm-exitgen: the man pages' examples run it.
+install: $(BIN) $(EXITGEN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/kvm-exitstat/exit_types
+		$(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/kvm-exitstat/exit_types \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/logrotate.d
+	for u in $(UNITS_IN); do \
+		sed 's|@BINDIR@|$(PREFIX)/bin|g' $$u > $(DESTDIR)$(UNITDIR)/$$(basename $$u .in) && \
+		chmod 644 $(DESTDIR)$(UNITDIR)/$$(basename $$u .in) || exit 1; \
+	done
+	install -m 644 contrib/logrotate/kvm-exitstat $(DESTDIR)$(SYSCONFDIR)/logrotate.d/kvm-exitstat
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kvm-exitstat
+	install -m 755 $(EXITGEN) $(DESTDIR)$(PREFIX)/bin/kvm-exitgen
 	install -m 644 kvm-exitstat.1 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(wildcard man/*.5) $(DESTDIR)$(PREFIX)/share/man/man5/
 	install -m 644 $(TYPES) $(DESTDIR)$(PREFIX)/share/kvm-exitstat/exit_types/
+	install -m 644 completion/kvm-exitstat $(DESTDIR)$(PREFIX)/share/bash-completion/completions/
+
+# The lab (tests/lab/README.md): Debian kernels under QEMU, our tool on their KVM.
+#   make lab [ISA=x86-svm] [LAB_CACHE=DIR]   make lab-deps installs the host tools
+LAB_ISAS = $(if $(ISA),$(foreach i,$(ISA),--isa $(i)))
+lab: $(BIN) $(EXITGEN)
+	$(Q)$(if $(LAB_CACHE),LAB_CACHE=$(LAB_CACHE)) sh tests/lab/lab.sh $(LAB_ISAS)
+
+lab-deps:
+	$(Q)sh tests/lab/deps.sh $(LAB_ISAS)
 
 format:
 	clang-format -i $$(git ls-files "src/*.[ch]" "include/*.h" "tools/*.c" "tests/*.[ch]")
@@ -112,20 +200,23 @@ format:
 clean:
 	rm -rf $(O) $(BIN)
 
-.PHONY: all check asan-check bench demo deps install format clean
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+.PHONY: all check asan-check bench demo deps install format clean lab lab-deps
+# build/lab is the lab's cache (kernel trees hold files named *.d): not ours.
+-include $(shell find $(O) -path $(O)/lab -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 # ---- collect: helper programs for the record tests (tests/tools/) ----
-TOOLS := $(O)/tests/tools/mkdat $(O)/tests/tools/datcount
+TOOLS := $(O)/tests/tools/mkdat $(O)/tests/tools/datcount $(O)/tests/tools/craftdat \
+	 $(O)/tests/tools/swapper
 all: $(TOOLS)
-$(O)/tests/tools/%: tests/tools/%.c $(O)/libkes.a
+$(O)/tests/tools/%: tests/tools/%.c $(TESTLIB) $(O)/libkes.a
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(BASEFLAGS) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libkes.a $(LDLIBS)
+	$(Q)$(CC) $(BASEFLAGS) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TESTLIB) $(O)/libkes.a $(LDLIBS)
 # ---- end collect ----
 
 # ---- fuzz: libFuzzer targets for every input reader (tests/fuzz/, needs clang) ----
 #   make fuzz FUZZ_SECONDS=N   builds them in $(O)/fuzzer and runs each for N s
-#                              (FUZZ_JOBS at a time); non-zero on any crash/leak/UB
+#                              (FUZZ_JOBS at a time); non-zero on any crash/leak/UB;
+#                              FUZZ_RUNS=N: at most N executions each as well
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 2
 FUZZ_CC      ?= clang
@@ -133,20 +224,28 @@ FUZZ_O       := $(O)/fuzzer
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 
-# The library once more, instrumented for coverage and the sanitizers.
-$(FUZZ_O)/libkes.a: FORCE
+# The libraries once more, instrumented for coverage and the sanitizers.
+$(FUZZ_O)/libkes.a $(FUZZ_O)/tests/libkes-test.a: FORCE
 	$(Q)$(MAKE) --no-print-directory O=$(FUZZ_O) CC=$(FUZZ_CC) \
 		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" $@
 
-$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_O)/libkes.a
-	$(if $(Q),@echo "  FUZZ    $@")
-	$(Q)$(FUZZ_CC) $(BASEFLAGS) $(CPPFLAGS) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \
-		-Wl,--wrap=fork -o $@ $< $(FUZZ_O)/libkes.a $(LDLIBS)
+FUZZ_HDRS    := tests/fuzz/fuzz.h tests/fuzz/mutate.h tests/tools/datfile.h
 
-fuzz-build: $(FUZZ_BINS) $(O)/tests/tools/mkdat
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS) $(FUZZ_O)/tests/libkes-test.a $(FUZZ_O)/libkes.a
+	$(if $(Q),@echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) $(BASEFLAGS) $(CPPFLAGS) $(TEST_CPPFLAGS) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \
+		-Wl,--wrap=fork -o $@ $< $(FUZZ_O)/tests/libkes-test.a $(FUZZ_O)/libkes.a $(LDLIBS)
+
+# The difference oracle (tests/fuzz/oracle.c): no libFuzzer, the same sanitizers.
+$(FUZZ_O)/oracle: tests/fuzz/oracle.c $(FUZZ_HDRS) $(FUZZ_O)/tests/libkes-test.a $(FUZZ_O)/libkes.a
+	$(if $(Q),@echo "  FUZZ    $@")
+	$(Q)$(FUZZ_CC) $(BASEFLAGS) $(CPPFLAGS) $(TEST_CPPFLAGS) -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
+		-Wl,--wrap=fork -o $@ $< $(FUZZ_O)/tests/libkes-test.a $(FUZZ_O)/libkes.a $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS) $(FUZZ_O)/oracle $(O)/tests/tools/mkdat
 
 fuzz: fuzz-build
-	$(Q)FUZZ_O=$(FUZZ_O) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) \
+	$(Q)FUZZ_O=$(FUZZ_O) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_RUNS=$(FUZZ_RUNS) \
 		MKDAT=$(O)/tests/tools/mkdat sh tests/fuzz/run.sh $(FUZZ_BINS)
 
 FORCE:

@@ -11,48 +11,78 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "event.h"
-#include "exittypes.h"
+#include "exit-types.h"
 
 struct tep_handle;
 struct decoder;
 
 /* Returns NULL (errno set) only on allocation failure; a tep without KVM events gives a decoder
  * that matches nothing. */
-struct decoder *decoder_new(struct tep_handle *tep, const struct exit_types *types);
-void decoder_free(struct decoder *d);
+struct decoder *decode_new(struct tep_handle *tep, const struct exit_types *types);
+void decode_free(struct decoder *d);
+/* Does the recording have an event of this role (KES_EXIT: an exit table's exit event)? */
+bool decode_binds(const struct decoder *d, enum kes_kind role);
 /* How many of the recording's events the decoder knows (0: no KVM events in the format list). */
-int decoder_nbound(const struct decoder *d);
+int decode_nbound(const struct decoder *d);
+/*
+ * Why the recording's formats cannot be used (an event id beyond 16 bits, two
+ * formats with one id, a field outside any record), or NULL. A decoder with
+ * an error decodes nothing.
+ */
+const char *decode_error(const struct decoder *d);
+/* Records decoded so far whose event id no format has; *first gets the earliest (ts, cpu) one's id. */
+uint64_t decode_unknown_ids(const struct decoder *d, int *first);
+/* Records decoded so far shorter than the fields their format says they have. */
+uint64_t decode_short_records(const struct decoder *d);
+/*
+ * need false: no view reads a detail event's fields (sub-key, flag, value,
+ * vcpu: no --by-sub, --buckets, --slowest or --vcpu), so decode_rec() gives
+ * a detail record its kind and place only. Default: true.
+ */
+void decode_need_details(struct decoder *d, bool need);
 /*
  * Decode one raw record (the event payload, starting at common_type).
  * Returns 1 and fills ev when it is an exit/entry/detail event, 0 otherwise.
  */
-int decoder_decode(struct decoder *d, const void *data, int size, uint64_t ts, int cpu,
-		   struct kes_event *ev);
+int decode_rec(struct decoder *d, const void *data, int size, uint64_t ts, int cpu,
+	       struct kes_event *ev);
 
 /*
- * Generic detail events (include/trace/events/kvm.h, arch/x86/kvm/trace.h):
- * event -> kind + sub-key field. The flag field, when there is one, is
- * decoded whole into kes_event.value; flags = (value & flag_mask) != 0 when
- * flag_mask is non-zero (0: the field's bits mean different things on
- * different exits, so it has no fixed flag).
+ * Text traces through the same decoder: the same tables, the same key and
+ * name rules (exit_table_compose(), exit_table_display()) as binary records,
+ * so a text trace and the trace.dat of the same run give identical events.
+ * decode_free() frees it.
  */
-struct detail_event {
-	const char *system, *event;
-	enum kes_detail kind;
-	const char *sub_field;
-	const char *flag_field; /* optional */
-	uint64_t flag_mask;
-};
-extern const struct detail_event decode_detail_events[];
-extern const size_t decode_ndetail_events;
-const char *decode_detail_name(enum kes_detail k);
+struct decoder *decode_new_text(const struct exit_types *types);
+/*
+ * The input is trace-cmd report output, whose kvm plugin prints kvm_exit
+ * with its own names: an aliased name is then shown by its table's name. In
+ * other inputs the same shape is an old kernel's own print (its names win,
+ * as the binary decoder shows the format file's names).
+ */
+void decode_text_plugin_names(struct decoder *d, bool on);
+/*
+ * 1 and ev filled when the line is a KVM exit/entry/detail event the tables
+ * know; 0 when it is some other event; -1 when it is a KVM event whose
+ * payload did not parse.
+ */
+int decode_text(struct decoder *d, const struct kes_text_rec *r, struct kes_event *ev);
+/* Why the last decode_text() returned -1: one phrase ("no exit reason in its payload"). */
+const char *decode_text_why(const struct decoder *d);
 
 /*
- * The "system:event" names a collector should enable for these tables:
- * exit/entry events of every table, plus the detail events. Calls fn once per
- * distinct name.
+ * What an event line is, by its name alone: DECODE_TEXT_NOT_KVM (no KVM
+ * tracepoint, by the tables' `tracepoints` lines), DECODE_TEXT_UNUSED (a
+ * KVM tracepoint no table reads: kvm_set_irq), or its enum kes_kind.
  */
-void decode_foreach_event(const struct exit_types *types,
-			  void (*fn)(const char *system, const char *event, void *arg), void *arg);
+#define DECODE_TEXT_NOT_KVM (-2)
+#define DECODE_TEXT_UNUSED  (-1)
+int decode_text_role(struct decoder *d, const struct kes_text_rec *r);
+/*
+ * Is the word w[0, len) one after which a printed form of r's event goes on
+ * with a value ("reason", "rip", "info1")? A record whose text stops there was
+ * cut by a mail client's wrap: the reader joins the next line to it.
+ */
+bool decode_text_label(struct decoder *d, const struct kes_text_rec *r, const char *w, size_t len);
 
 #endif

@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include "stats.h"
 
 #define DIFF_TOP 3 /* rows named as explaining the change */
@@ -88,28 +87,5 @@ double diff_t_pvalue(double t, double df);
 double diff_betai(double a, double b, double x);
 /* "**" for p < 0.01, "*" for p < 0.05, "" otherwise (and for NAN). */
 const char *diff_mark(double p);
-
-/* ------------------------------------------------------------------------ */
-/* Renderers (src/render/diff-*.c). Return 0, or -1 when writing failed. */
-
-enum diff_format { DIFF_FMT_TABLE, DIFF_FMT_CSV, DIFF_FMT_JSON, DIFF_FMT_PPC };
-
-struct diff_render_opts {
-	const char *name_a, *name_b; /* what the runs are called (file names) */
-	double unit_ns;		     /* 1000 for µs, 1 for ns */
-	const char *unit;	     /* "us" or "ns" */
-};
-
-int diff_render(FILE *f, const struct diff *d, enum diff_format fmt,
-		const struct diff_render_opts *o);
-int diff_render_table(FILE *f, const struct diff *d, const struct diff_render_opts *o);
-int diff_render_csv(FILE *f, const struct diff *d, const struct diff_render_opts *o);
-int diff_render_json(FILE *f, const struct diff *d, const struct diff_render_opts *o);
-int diff_render_ppc(FILE *f, const struct diff *d, const struct diff_render_opts *o);
-/* A self-contained SVG: per-row horizontal bars of time share, A vs B. */
-int diff_render_svg(FILE *f, const struct diff *d, const struct diff_render_opts *o);
-
-/* "~1:57" style runtime of a sum of ns: M:SS, with milliseconds under 10 s. */
-void diff_fmt_runtime(char *buf, size_t len, double ns);
 
 #endif

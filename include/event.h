@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The normalized event: what decode/ produces from a raw tracepoint (any ISA,
- * any input format) and pair/ consumes.
+ * any input format) and pair/ consumes; and what pair/ gathers of an exit
+ * (its details), which timing-bucket maps read. Types only, no code.
  */
 #ifndef KES_EVENT_H
 #define KES_EVENT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+/* The row of time in guest: from an entry to the next exit of its thread. */
+#define KES_TIMEINGUEST "TIMEINGUEST"
 
 enum kes_kind {
 	KES_EXIT,   /* guest -> host (kvm_exit and its per-ISA twins) */
@@ -25,17 +31,36 @@ enum kes_detail {
 	KES_D_HCALL,   /* sub = hypercall nr */
 	KES_D_MSR,     /* sub = msr index */
 	KES_D_PF,      /* sub = fault address; value = error_code (x86: per exit, see ppc.map) */
+	KES_D_HALT,    /* the vCPU blocked until woken (kvm_vcpu_wakeup, book3s HV ceded); no sub */
 	KES_D_MAX,
 };
+
+#define KES_EXIT_HAS_SUB 1u
 
 struct kes_event {
 	uint64_t ts; /* ns */
 	int32_t cpu;
-	int32_t tid;	    /* common_pid: the vCPU thread */
-	int32_t vcpu;	    /* vcpu_id when the event carries it, else -1 */
-	uint16_t kind;	    /* enum kes_kind */
-	uint16_t detail;    /* enum kes_detail, for KES_DETAIL */
-	uint32_t flags;	    /* detail flag: 1 when set (MMIO write, PIO out, ...) */
+	int32_t tid;   /* common_pid: the vCPU thread */
+	int32_t vcpu;  /* vcpu_id when the event carries it, else -1 */
+	uint16_t kind; /* enum kes_kind */
+	/*
+	 * enum kes_detail: for KES_DETAIL its kind; for KES_EXIT / KES_UEXIT a
+	 * detail the exit event itself has (exit_types `detail-field`: book3s
+	 * HV's ceded); for KES_UEXIT the kind that explains it and gives its
+	 * sub-key (`explain`: KVM_EXIT_IO <- pio); else KES_D_NONE.
+	 */
+	uint16_t detail;
+	/*
+	 * KES_UEXIT: the detail kind this userspace exit says the thread's
+	 * kvm_exit before it was (`detail 6 mmio`: powerpc and riscv trace no
+	 * kvm_mmio), or KES_D_NONE.
+	 */
+	uint16_t implies;
+	/*
+	 * KES_DETAIL: its flag, 1 when set (MMIO write, PIO out, ...). KES_EXIT:
+	 * KES_EXIT_HAS_SUB when sub is the exit's own sub-key (subkey-field).
+	 */
+	uint32_t flags;
 	const char *reason; /* interned exit name, for KES_EXIT / KES_UEXIT */
 	const char *isa;    /* interned ISA name of the table that decoded it */
 	uint64_t sub;	    /* detail sub-key */
@@ -46,6 +71,43 @@ struct kes_event {
 	 * fixed flag bit is right for it: bucket maps test its bits per exit.
 	 */
 	uint64_t value;
+};
+
+/*
+ * One event line of a text trace (tracefs trace, trace-cmd report, perf
+ * script), as the text reader hands it to decode/: the line's context and
+ * the event's printed payload, which the decoder reads through the event's
+ * printed forms (exit_types `form` lines). Pointers into the reader's line.
+ */
+struct kes_text_rec {
+	uint64_t ts; /* ns */
+	int32_t cpu; /* -1 when not printed */
+	int32_t tid;
+	const char *system; /* NULL when not printed (tracefs, trace-cmd) */
+	size_t system_len;
+	const char *event;
+	size_t event_len;
+	const char *payload; /* NUL-terminated, leading blanks skipped */
+};
+
+/*
+ * What the host did during one exit: the detail events seen between the exit
+ * and the next entry on its thread (for userspace exits: between the previous
+ * KVM_RUN and the exit). Bit k of mask is set when a detail of kind k (enum
+ * kes_detail) was seen; bit k of flags when one of them had its flag set
+ * (kvm_mmio: write; kvm_pio: out; ...). sub is the sub-key of the most telling
+ * detail (port, gpa, MSR, hypercall nr before fault address before rip).
+ * value[k] is the first kind-k detail's raw value (kes_event.value, e.g.
+ * kvm_page_fault's error_code); it is meaningful only where mask has bit k,
+ * and is not cleared between exits (clearing it would cost every exit).
+ */
+struct kes_details {
+	uint32_t mask;
+	uint32_t flags;
+	uint64_t sub;	   /* from the most telling detail: see pair.c */
+	uint16_t sub_kind; /* enum kes_detail the sub-key came from */
+	bool has_sub;
+	uint64_t value[KES_D_MAX];
 };
 
 #endif

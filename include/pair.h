@@ -13,36 +13,14 @@
 #include "event.h"
 #include "stats.h"
 
-#define PAIR_TIMEINGUEST "TIMEINGUEST"
-
 struct pair;
-
-/*
- * What the host did during one exit: the detail events seen between the exit
- * and the next entry on its thread (for userspace exits: between the previous
- * KVM_RUN and the exit). Bit k of mask is set when a detail of kind k (enum
- * kes_detail) was seen; bit k of flags when one of them had its flag set
- * (kvm_mmio: write; kvm_pio: out; ...). sub is the sub-key of the most telling
- * detail (port, gpa, MSR, hypercall nr before fault address before rip).
- * value[k] is the first kind-k detail's raw value (kes_event.value, e.g.
- * kvm_page_fault's error_code); it is meaningful only where mask has bit k,
- * and is not cleared between exits (clearing it would cost every exit).
- */
-struct pair_details {
-	uint32_t mask;
-	uint32_t flags;
-	uint64_t sub;	   /* from the most telling detail: see pair.c */
-	uint16_t sub_kind; /* enum kes_detail the sub-key came from */
-	bool has_sub;
-	uint64_t value[KES_D_MAX];
-};
 
 /*
  * Optional: names the row an exit is counted in (timing buckets). Returns an
  * interned name; `reason` is the exit's own name, `isa` its table's isa.
  */
 typedef const char *(*pair_namer_fn)(void *arg, const char *isa, const char *reason,
-				     const struct pair_details *d);
+				     const struct kes_details *d);
 
 struct pair_counts {
 	uint64_t exits;	    /* KES_EXIT events seen */
@@ -58,8 +36,17 @@ struct pair_counts {
  */
 struct pair *pair_new(struct stats_table *exits, struct stats_table *uexits, bool with_sub);
 void pair_free(struct pair *p);
+/*
+ * Each timed exit of the kvm_exit machine also goes to exits, each of the
+ * userspace machine to uexits (stats_outliers_add), with its timestamp,
+ * thread, vcpu, row name and sub-key. The pair does not own them; NULL: none.
+ */
+void pair_set_outliers(struct pair *p, struct stats_outliers *exits,
+		       struct stats_outliers *uexits);
 /* Count each exit under namer()'s name instead of its reason. */
 void pair_set_namer(struct pair *p, pair_namer_fn fn, void *arg);
+/* Does a view read detail events' fields (sub-keys, bucket names, outliers)? */
+bool pair_reads_details(const struct pair *p);
 void pair_event(struct pair *p, const struct kes_event *ev);
 /* Events were lost: forget every thread's open exit (counted untimed). */
 void pair_lost(struct pair *p);
@@ -68,6 +55,12 @@ void pair_lost(struct pair *p);
  * untimed now, as no entry will ever close them (a VMM's last exit).
  */
 void pair_end_thread(struct pair *p, int32_t tid);
+/*
+ * The input starts over (a second trace pasted after the first: its clock
+ * went back): open exits are counted untimed, nothing pairs across, and each
+ * thread's clock starts anew.
+ */
+void pair_segment(struct pair *p);
 /* End of input: open exits are counted untimed. */
 void pair_finish(struct pair *p);
 void pair_get_counts(const struct pair *p, struct pair_counts *c);

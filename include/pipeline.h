@@ -10,26 +10,32 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include "exit-types.h"
+#include "input.h"
 #include "stats.h"
-#include "exittypes.h"
 
 struct bucket_map;
-
-enum input_kind {
-	INPUT_UNKNOWN,
-	INPUT_TRACEDAT,	   /* trace-cmd's trace.dat, v6 or v7 */
-	INPUT_FTRACE_TXT,  /* tracefs trace / trace_pipe, trace-cmd report, perf script */
-	INPUT_PPC_REPORT,  /* saved "NAME count N min ..." report, one-line or wrapped */
-	INPUT_PPC_DEBUGFS, /* kernel exit-timing dump: type count min max sum sum_squared */
-};
+struct procmap;
+struct text_ts_unit;
 
 struct input_opts {
 	const struct exit_types *types;
-	const int32_t *pids; /* keep only these tids/pids (NULL: all) */
+	/*
+	 * Keep only these processes (their threads, by the input's thread map)
+	 * and threads; an input without a map: threads only (a warning says so).
+	 */
+	const int32_t *pids;
 	size_t npids;
 	int32_t vcpu;  /* keep only this vcpu (-1: all) */
+	const char *vm_name; /* -g: keep only the VMs of this name (interned), or NULL */
 	bool with_sub; /* key exits by detail sub-key too (MMIO gpa, PIO port, ...) */
 	const struct bucket_map *buckets; /* count exits in timing buckets (NULL: by reason) */
+	/* exits over time by reason, [0] kvm_exit, [1] userspace exits; NULL: not kept */
+	struct stats_timeline *timeline[2];
+	/* single exits (report --slowest), [0] kvm_exit, [1] userspace exits; NULL: not kept */
+	struct stats_outliers *outliers[2];
+	/* what a text input's integer timestamps are (--ts-unit); NULL: unknown, kept as ticks */
+	const struct text_ts_unit *ts_unit;
 };
 
 /*
@@ -63,9 +69,38 @@ struct input_result {
 	const char *isa;       /* ISA of the exit events seen ("x86_vmx"...), or NULL */
 	enum input_kind kind;  /* of the last input loaded */
 	unsigned ninputs;
+	uint64_t wall_ns;	  /* first to last KVM event, summed over the inputs that have events */
+	bool wall_known;	  /* some input had events (not summary-only data) */
 	struct input_comm *comms; /* thread names from the recording, when it has them */
 	size_t ncomms;
+	/* the thread -> process -> VM name maps of the inputs that have one (record's), or NULL */
+	struct procmap *procs;
+	bool procs_missing; /* some input had none */
+	/*
+	 * Text inputs: lines naming a KVM tracepoint that could not be read,
+	 * the first one's line (1-based, of the first input that had any).
+	 */
+	unsigned text_inputs;
+	/*
+	 * KVM records whose timestamps are integers of unknown unit (a counter
+	 * clock, --raw-ts) and no --ts-unit: every time of the report is in
+	 * ticks, and the trace's span is not known in seconds.
+	 */
+	uint64_t ts_ticks;
+	uint64_t not_understood;
+	uint64_t nu_first_line;
+	/*
+	 * What an input says about itself that does not add up, when the
+	 * report can still be made (counts shown as lost, ...): one line each,
+	 * "'FILE': ...", in the order found. Shown on stderr, in the report's
+	 * header and in JSON "warnings".
+	 */
+	char **warnings;
+	size_t nwarnings;
 };
+
+/* Adds a warning to r (printf format; a duplicate of an earlier one is dropped). */
+void input_warn(struct input_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The thread's name from the recording, or NULL. */
 const char *input_comm(const struct input_result *r, int32_t tid);
@@ -77,8 +112,6 @@ const struct stats_table *input_main_table(const struct input_result *r, const c
 
 void input_result_init(struct input_result *r);
 void input_result_free(struct input_result *r);
-enum input_kind input_detect(const char *path);
-const char *input_kind_name(enum input_kind k);
 /*
  * Load one input into r (merging into what is already there). Returns 0, or
  * -1 after printing one line with err(): missing file, empty, truncated or

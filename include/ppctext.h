@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "pipeline.h"
+#include "input.h"
 #include "stats.h"
 
 struct ppctext_opts {
@@ -59,5 +59,9 @@ int ppctext_parse(const char *text, size_t len, const struct ppctext_opts *o,
 /* Read path and ppctext_parse() it. The file name gives a debugfs dump's vcpu id. */
 int ppctext_load(const char *path, const struct ppctext_opts *o, struct stats_table *into,
 		 struct ppctext_info *info, char *errbuf, size_t errlen);
+/* The same from fd, read from its start (it stays the caller's); path names it. */
+int ppctext_load_fd(int fd, const char *path, const struct ppctext_opts *o,
+		    struct stats_table *into, struct ppctext_info *info, char *errbuf,
+		    size_t errlen);
 
 #endif

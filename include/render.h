@@ -2,19 +2,18 @@
 /*
  * render/: prints views computed by stats/. No renderer computes a statistic.
  * Formats: the KVM-PPC timing report (default), an aligned table, CSV, JSON
- * (schema in kvm-exitstat-report(1); field names never change).
+ * (schemas in kvm-exitstat-report(1) and kvm-exitstat-diff(1); field names
+ * never change), for reports and for diffs.
  */
 #ifndef KES_RENDER_H
 #define KES_RENDER_H
 
 #include <stdio.h>
 #include <stdbool.h>
+#include "diff.h"
 #include "stats.h"
 
 enum render_format { RENDER_PPC, RENDER_TABLE, RENDER_CSV, RENDER_JSON };
-
-/* 0 and *f set, or -1 for an unknown name. */
-int render_format_parse(const char *name, enum render_format *f);
 
 struct render_meta {
 	const char *inputs;  /* "a.dat, b.dat" */
@@ -28,7 +27,19 @@ struct render_meta {
 	bool lost_known;
 	uint64_t untimed;
 	uint64_t backwards;
-	uint64_t sub_folded; /* --by-sub: exits counted in an "other" sub-key row */
+	uint64_t sub_folded;   /* --by-sub: exits counted in an "other" sub-key row */
+	bool wall_known;       /* false for summary-only inputs: no events, no span */
+	uint64_t wall_ns;      /* the trace's wall span: first to last KVM event (summed over inputs) */
+	char *const *warnings; /* what the inputs say that does not add up (struct input_result) */
+	size_t nwarnings;
+	bool text_input;	 /* a text input was read: not_understood means something */
+	uint64_t not_understood; /* its lines naming a KVM tracepoint that could not be read */
+	uint64_t nu_first_line;
+	/*
+	 * The times are ticks of unknown length (integer timestamps, no
+	 * --ts-unit): the views' unit is "ticks", no time is said in seconds.
+	 */
+	bool ticks;
 };
 
 /* One table of a report: the whole run, or one thread/vCPU of it. */
@@ -36,32 +47,64 @@ struct render_block {
 	const char *label; /* NULL for the whole run; "vcpu 0 tid 4102 (exitgen-vcpu0)" */
 	int32_t tid, vcpu;
 	const struct stats_view *v;
+	int32_t pid;	/* report --per-vm: the VM's process (> 0), else 0 */
+	const char *vm; /* and its name, or NULL */
 };
 
 struct render_opts {
 	enum render_format fmt;
 	bool quantiles;
+	unsigned width; /* table: the columns to fit; 0: RENDER_WIDTH_DEFAULT (80) */
 };
 
 void render_report(FILE *f, const struct render_opts *o, const struct render_meta *m,
 		   const struct render_block *b, size_t n);
 
-/* The per-format printers render_report() dispatches to. */
-void render_ppc(FILE *f, const struct render_opts *o, const struct render_meta *m,
-		const struct render_block *b, size_t n);
-void render_table(FILE *f, const struct render_opts *o, const struct render_meta *m,
-		  const struct render_block *b, size_t n);
-void render_csv(FILE *f, const struct render_opts *o, const struct render_meta *m,
-		const struct render_block *b, size_t n);
-void render_json(FILE *f, const struct render_opts *o, const struct render_meta *m,
-		 const struct render_block *b, size_t n);
+/* report --slowest N: single exits as stats_outliers_sorted() ordered them. */
+struct render_slowest {
+	const struct stats_outlier *v;
+	size_t n;
+	const char *const *comms; /* each one's thread name, or NULL */
+	uint64_t seen;		  /* the timed exits they were chosen from */
+	double unit_ns;		  /* 1000 for us, 1 for ns */
+	const char *unit;
+};
+void render_slowest(FILE *f, const struct render_opts *o, const struct render_meta *m,
+		    const struct render_slowest *s);
+
+/* ------------------------------------------------------------------------ */
+/* diff (stats/diff.c computes it). Return 0, or -1 when writing failed. */
+
+struct render_diff_opts {
+	const char *name_a, *name_b; /* what the runs are called (file names) */
+	double unit_ns;		     /* 1000 for µs, 1 for ns */
+	const char *unit;	     /* "us" or "ns" */
+	bool wall_known[2];	     /* A and B had events: their traces' wall spans */
+	uint64_t wall_ns[2];
+	unsigned width; /* table: the columns to fit; 0: 80 */
+};
+
+/* report --svg: a latency histogram per reason and a timeline of exits per second. */
+struct render_svg {
+	const char *title;		 /* the inputs */
+	const char *source;		 /* "kvm_exit", "userspace", "summary" */
+	const char *note;		 /* or NULL */
+	const struct stats_view *v;	 /* the whole run; its rows' acc give the buckets */
+	double unit_ns;			 /* of v */
+	const struct stats_timeline *tl; /* NULL: the input has no timestamps */
+	bool tl_by_reason;		 /* rows are buckets, the timeline is by exit reason */
+};
+/* 0, or -1 on a write error. */
+int render_report_svg(FILE *f, const struct render_svg *s);
 
 /* A row's label: "KVM_EXIT_IO", or with a sub-key "KVM_EXIT_IO@0x80" / "MMIO@other". */
 const char *render_row_name(const struct stats_row *r, char *buf, size_t len);
 /* The sub-key alone ("0x80", "other"), or NULL when the row has none. */
 const char *render_row_sub(const struct stats_row *r, char *buf, size_t len);
 
-/* "1:57" for 117 s; hours as "2:03:04". */
-void render_runtime(char *buf, size_t len, double seconds);
+int render_diff(FILE *f, const struct diff *d, enum render_format fmt,
+		const struct render_diff_opts *o);
+/* A self-contained SVG: per-row horizontal bars of time share, A vs B. */
+int render_diff_svg(FILE *f, const struct diff *d, const struct render_diff_opts *o);
 
 #endif

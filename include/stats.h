@@ -16,29 +16,42 @@
 /* Log-linear histogram: 128 sub-buckets per power of two (relative error < 0.8 %). */
 struct stats_hist;
 
+/*
+ * Moments are exact integers of the samples minus a reference (the first
+ * sample, or the smallest reference of the accumulators merged in), so a
+ * merge gives the same bits in any order and equals feeding the samples in
+ * one accumulator: per-thread tables roll up, and parallel feeds merge, to
+ * exactly the single-thread result. Summary-only data (a saved report) has a
+ * double m2 instead. Every cross-build target is 64-bit, with __int128.
+ */
 struct stats_acc {
 	uint64_t count;		 /* timed samples */
 	uint64_t untimed;	 /* seen at a trace edge (or after a loss): counted, not timed */
 	uint64_t min;		 /* ns; valid when count > 0 */
 	uint64_t max;		 /* ns */
 	uint64_t sum;		 /* ns, exact (wraps after 584 years of handling time) */
-	uint64_t shift;		 /* first sample: mean is kept relative to it (see acc.c) */
-	double mean;		 /* Welford running mean minus shift, ns */
-	double m2;		 /* Welford sum of squared deviations, ns^2 */
+	uint64_t shift;		 /* the reference of s1, s2 */
+	unsigned __int128 s1;	 /* sum of (x - shift), two's complement */
+	unsigned __int128 s2;	 /* sum of (x - shift)^2 */
+	bool summary;		 /* from summary-only data: m2 holds the spread */
+	uint8_t sub_kind;	 /* enum kes_detail of the row's sub-key (what it is), 0: none */
+	double m2;		 /* summary: sum of squared deviations, ns^2; NAN unknown */
 	struct stats_hist *hist; /* NULL for summary-only data (saved reports) */
 };
 
 void stats_acc_init(struct stats_acc *a);
 void stats_acc_free(struct stats_acc *a);
 void stats_acc_add(struct stats_acc *a, uint64_t ns);
-/* Chan et al. parallel merge: merge(A, B) equals feeding A's then B's samples. */
+/* merge(A, B) equals feeding A's then B's samples, bit for bit and in any order. */
 void stats_acc_merge(struct stats_acc *dst, const struct stats_acc *src);
 /*
  * Summary-only data (a saved PPC report, a debugfs timing dump): m2 is the sum of
- * squared deviations (n * stddev^2). No histogram, so no percentiles.
+ * squared deviations (n * stddev^2), NAN when unknown. No histogram, so no percentiles.
  */
 void stats_acc_set_summary(struct stats_acc *a, uint64_t count, uint64_t min, uint64_t max,
 			   uint64_t sum, double m2);
+/* The sum of squared deviations from the mean, ns^2 (NAN when a summary did not say). */
+double stats_acc_m2(const struct stats_acc *a);
 double stats_acc_avg(const struct stats_acc *a);
 double stats_acc_stddev(const struct stats_acc *a); /* population */
 /* q in [0,1]; NAN when there is no histogram or no sample. */
@@ -64,6 +77,12 @@ void stats_table_free(struct stats_table *t);
 /* Returns the accumulator for key, creating it. Never NULL. */
 struct stats_acc *stats_table_get(struct stats_table *t, const struct stats_key *key);
 /* Returns the accumulator for key or NULL. */
+/*
+ * Changes whenever a pointer stats_table_get() returned may have become
+ * invalid (the table grew or was cleared): a caller that keeps such pointers
+ * (pair/'s per-thread cache) uses them while the epoch is the one it saw.
+ */
+uint64_t stats_table_epoch(const struct stats_table *t);
 struct stats_acc *stats_table_find(const struct stats_table *t, const struct stats_key *key);
 size_t stats_table_size(const struct stats_table *t);
 
@@ -81,7 +100,11 @@ void stats_table_set_sub_cap(struct stats_table *t, size_t max);
 uint64_t stats_table_folded(const struct stats_table *t);
 /* Removes every row (a live view's interval table); t stays usable. */
 void stats_table_clear(struct stats_table *t);
-/* Calls fn for each row, in no particular order. */
+/*
+ * Calls fn for each row, in the order the rows were made: the same in every
+ * run over the same input, so that sums over the rows come out the same
+ * whatever the address-space layout. fn must not add rows to t.
+ */
 void stats_table_foreach(const struct stats_table *t,
 			 void (*fn)(const struct stats_key *k, const struct stats_acc *a,
 				    void *arg),
@@ -122,28 +145,123 @@ enum stats_sort {
 
 struct stats_row {
 	struct stats_key key;
-	uint64_t count;
-	uint64_t untimed;
+	uint64_t count;	  /* every exit: timed + untimed */
+	uint64_t timed;	  /* those with a handling time: min .. p999 are over these */
+	uint64_t untimed; /* those without (trace edge, VMM exit, loss) */
 	double min, max, sum, avg, stddev; /* in view unit */
 	double pct;			   /* 100 * sum / view sumsum */
 	bool has_quantiles;
-	double p50, p90, p99, p999; /* in view unit; NAN without histogram */
+	double p50, p90, p99, p999;  /* in view unit; NAN without histogram */
+	const struct stats_acc *acc; /* the row's own state (exact ns, buckets): valid while
+					the table the view was made from lives */
 };
 
 struct stats_view {
 	struct stats_row *rows;
 	size_t nrows;
-	const char *unit; /* "us" or "ns" */
-	uint64_t csum;	  /* sum of counts */
-	double sumsum;	  /* sum of sums, view unit */
-	double sumavg;	  /* sumsum / csum */
-	uint64_t untimed; /* sum of untimed */
-	double runtime_s; /* sumsum in seconds (the PPC report's "=> ~M:SS runtime") */
+	const char *unit;   /* "us" or "ns" */
+	uint64_t csum;	    /* sum of counts (every exit) */
+	uint64_t ctimed;    /* sum of timed counts */
+	double sumsum;	    /* sum of sums, view unit */
+	uint64_t sumsum_ns; /* the same, exact */
+	double sumavg;	    /* sumsum / ctimed: the average of the timed exits */
+	uint64_t untimed;   /* sum of untimed */
+	double runtime_s;   /* sumsum in seconds (the PPC report's "=> ~M:SS runtime") */
 };
 
+/*
+ * One row from one accumulator, in units of unit_ns (pct, a share of a whole
+ * view, stays 0): what a view's rows are, for a row made outside a view
+ * (a total over rows, merged first). r->acc is a.
+ */
+void stats_row_of(struct stats_row *r, const struct stats_key *k, const struct stats_acc *a,
+		  double unit_ns);
 /* unit_ns: 1 for ns, 1000 for us. Rows sorted by `sort`, descending (NAME: ascending). */
 struct stats_view *stats_view_new(const struct stats_table *t, double unit_ns, const char *unit,
 				  enum stats_sort sort);
 void stats_view_free(struct stats_view *v);
+
+/* ------------------------------------------------------------------------ */
+/* Buckets: fixed bounds for exporters, exact state for mergeable reports (fold.c). */
+
+/* Each non-empty histogram bucket of a, ascending: it holds the ns values [lo, hi]. */
+void stats_acc_foreach_bucket(const struct stats_acc *a,
+			      void (*fn)(uint64_t lo, uint64_t hi, uint64_t n, void *arg),
+			      void *arg);
+/* v is where a histogram bucket starts: a fixed bound there splits no bucket. */
+bool stats_hist_is_edge(uint64_t v);
+/*
+ * Adds a's samples to fixed buckets, exactly: counts[i] += samples v with
+ * le_ns[i-1] <= v < le_ns[i], counts[n] += samples v >= le_ns[n-1].
+ * le_ns ascending, every one an edge (stats_hist_is_edge). -1 when a has no
+ * histogram (summary-only) or a bound is not an edge.
+ */
+int stats_acc_fold(const struct stats_acc *a, const uint64_t *le_ns, size_t n, uint64_t *counts);
+/*
+ * Rebuilds a from saved state (a report's JSON): s's count, untimed, min,
+ * max, sum and, as summary data, m2; the histogram from stats_acc_add_bucket().
+ */
+void stats_acc_restore(struct stats_acc *a, const struct stats_acc *s);
+/* n samples in the bucket that starts at lo; -1 when lo is not an edge. */
+int stats_acc_add_bucket(struct stats_acc *a, uint64_t lo, uint64_t n);
+
+/* ------------------------------------------------------------------------ */
+/* Timeline: exits per name over time, in equal bins (timeline.c). */
+
+struct stats_timeline;
+
+struct stats_timeline *stats_timeline_new(void);
+void stats_timeline_free(struct stats_timeline *t);
+/* One exit of `name` (interned) at ts ns. At most 256 names; later ones are not counted. */
+void stats_timeline_add(struct stats_timeline *t, const char *name, uint64_t ts);
+/* The bins in use (0: nothing added), the first bin's start and the width, in ns. */
+size_t stats_timeline_bins(const struct stats_timeline *t, uint64_t *start, uint64_t *width);
+/* The i-th name added, or NULL past the last. */
+const char *stats_timeline_name(const struct stats_timeline *t, size_t i);
+/* name's counts per bin (at least the bins in use), or NULL when it had none. */
+const uint64_t *stats_timeline_counts(const struct stats_timeline *t, const char *name);
+
+/* ------------------------------------------------------------------------ */
+/*
+ * Outliers (outliers.c): single exits, kept whole so that one can be found
+ * in the trace (report --slowest N: the N slowest; top --slower-than: every
+ * exit over a threshold, the latest N of them). Memory is O(N), whatever
+ * the trace holds.
+ */
+struct stats_outlier {
+	uint64_t ns;	  /* the handling time */
+	uint64_t ts;	  /* the exit's timestamp, ns, the trace's clock */
+	int32_t tid, vcpu; /* vcpu -1: unknown */
+	const char *name; /* interned reason (or bucket): the row it is counted in */
+	uint64_t sub;	  /* sub-key, when has_sub */
+	uint8_t sub_kind; /* enum kes_detail of sub, 0: none */
+	bool has_sub;
+	bool halt;	  /* the vCPU blocked (a halt): top --slower-than skips it, as perf does */
+};
+
+struct stats_outliers;
+
+/*
+ * keep: how many are kept (at least 1). min_ns 0: the `keep` slowest of all;
+ * min_ns > 0: the latest `keep` of those that took longer than min_ns,
+ * halts left out (perf kvm stat live --duration: strictly longer, no HLT).
+ * Never NULL.
+ */
+struct stats_outliers *stats_outliers_new(size_t keep, uint64_t min_ns);
+void stats_outliers_free(struct stats_outliers *o);
+void stats_outliers_add(struct stats_outliers *o, const struct stats_outlier *s);
+/* Into dst, as if dst had seen src's exits too (inputs loaded apart). */
+void stats_outliers_merge(struct stats_outliers *dst, const struct stats_outliers *src);
+/* Forgets those kept (a live view's interval); seen() starts again at 0. */
+void stats_outliers_clear(struct stats_outliers *o);
+/* How many were offered (min_ns > 0: how many were over it) since new or clear. */
+uint64_t stats_outliers_seen(const struct stats_outliers *o);
+/*
+ * A copy of those kept, *out malloc'd (free it); returns how many. The order
+ * is total, so the same input gives the same list however it was fed:
+ * slowest first, then earlier timestamp, lower tid, lower vcpu, name.
+ * Threshold mode: in time order instead (ts, tid, vcpu, name).
+ */
+size_t stats_outliers_sorted(const struct stats_outliers *o, struct stats_outlier **out);
 
 #endif

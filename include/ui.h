@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ui/: `kvm-exitstat top`, the live view. The live collector (collect.h)
+ * ui/: `kvm-exitstat top`, the live view. The live collector (live.h)
  * feeds decode -> pair -> stats as `record` + `report` would; the screen,
  * the --once table and the --log lines are drawn from those aggregates at
  * each refresh tick, never from the hot path.
@@ -8,10 +8,12 @@
 #ifndef KES_UI_H
 #define KES_UI_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "exittypes.h"
+#include <regex.h>
+#include "exit-types.h"
 
 struct bucket_map;
 
@@ -27,18 +29,29 @@ enum ui_source { UI_SOURCE_AUTO, UI_SOURCE_EXITS, UI_SOURCE_USERSPACE };
 struct ui_top_opts {
 	const int32_t *pids; /* trace these processes (and their threads); NULL: all */
 	size_t npids;
-	const char *guest;  /* the -g NAME the pids came from, for the header; or NULL */
-	const char *fields; /* POSIX extended regex on reason names, or NULL */
-	double delay;	    /* refresh interval, seconds */
+	const char *guest;	  /* the -g NAME the pids came from, for the header; or NULL */
+	const char *fields;	  /* POSIX extended regex on reason names, or NULL */
+	const regex_t *fields_re; /* it compiled (once, by cli/), or NULL */
+	double delay;		  /* refresh interval, seconds */
 	enum ui_output out;
 	enum ui_source source;
 	bool csv;		    /* --log: comma-separated */
+	bool json;		    /* --log: one JSON object per interval (JSON Lines) */
 	bool skip_zero;		    /* --log: no line for an interval without exits */
 	bool times;		    /* --log: an average handling time column per reason */
 	const char *log_file;	    /* --log: append here (reopened on SIGHUP), NULL: stdout */
 	unsigned buffer_kb;	    /* per-CPU ring buffer, 0: default */
-	struct bucket_map *buckets; /* count exits in timing buckets (buckets.h), or NULL */
+	struct bucket_map *buckets; /* count exits in timing buckets (bucket-map.h), or NULL */
 	const char *buckets_name;   /* for the header */
+	bool no_color;		    /* --no-color (NO_COLOR is read by ui/) */
+	uint64_t slower_ns;	    /* --slower-than: show each exit slower than this; 0: off */
+	unsigned width;		    /* --once: its header lines fold to this many columns */
+	/*
+	 * --all-events: rows (--once), columns (--log) and the first view are
+	 * every kvm:* tracepoint, counted from the start (kvm_stat's default
+	 * view). Without it the screen's e key enables them when first pressed.
+	 */
+	bool all_events;
 	const struct exit_types *types;
 };
 
@@ -47,10 +60,11 @@ struct ui_top_opts {
 int ui_top_run(const struct ui_top_opts *o);
 
 /*
- * Processes whose VM name is `name`: QEMU's `-name [guest=]NAME` on the
- * command line, else the process name (comm). *pids is malloc'd.
- * Returns how many (0: none), or -1.
+ * Compiles top's -f regex (and the f key's) as kvm_stat applies its fields
+ * filter, with Python's re.match(): anchored at the start of the reason name,
+ * not at its end ("KVM_EXIT_M" matches KVM_EXIT_MMIO, "IO" matches nothing).
+ * regcomp()'s return value; free with regfree().
  */
-int ui_vm_find(const char *name, int32_t **pids, size_t *n);
+int ui_fields_regcomp(regex_t *re, const char *text);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "cli/cli.h"
+#include "cli.h"
 
 int main(int argc, char **argv)
 {

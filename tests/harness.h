@@ -35,6 +35,30 @@ static int t_pass, t_fail;
 	      (got) ? (got) : "(null)", (want))
 
 /*
+ * CPU seconds this process has used: parsers are timed on CPU, not wall
+ * time, since the test machines are shared. TEST_SLOW scales a time bound
+ * for sanitizer builds, which run several times slower.
+ */
+#include <time.h>
+static inline double test_cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_SLOW 8
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_SLOW 8
+#endif
+#endif
+#ifndef TEST_SLOW
+#define TEST_SLOW 1
+#endif
+
+/*
  * Calls fn on the text of each .nf/.fi example block of a man page that
  * starts with prefix (roff's \- read as a plain minus), so a page's examples
  * are tested as the data they show. Returns how many there were, or -1 when

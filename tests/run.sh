@@ -31,7 +31,7 @@ for t in "$O"/tests/test_*; do
 	[ -x "$t" ] || continue
 	tally "$(basename "$t")" "$t"
 done
-for t in tests/e2e/*.sh; do
+for t in tests/lint/*.sh tests/e2e/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue
 	tally "$(basename "$t")" sh "$t"
 done

@@ -1,59 +1,130 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The command table: one place that maps names to commands and one-line help,
- * so dispatch and `kvm-exitstat --help` cannot drift apart.
+ * The command table: one place that maps names to commands, their one-line
+ * help and what they need, so that dispatch, `kvm-exitstat --help` and the
+ * checks cannot drift apart; and the order every command runs in: output
+ * mode first (a JSON error is JSON from the first one on), options, operands,
+ * what the command needs (root, tracefs), then the command.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
-#include "cli.h"
+#include "alloc.h"
+#include "cli-local.h"
+#include "err.h"
+#include "jsonw.h"
+#include "live.h"
+#include "pipeline.h"
 
-#define KES_VERSION "0.1"
-
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *help;
-};
-
-static const struct cmd cmds[] = {
-    {"record", cmd_record, "trace a command's (or running VMs') KVM exits into a trace.dat"},
-    {"report", cmd_report, "exit statistics of a trace.dat, ftrace/perf text or saved report"},
-    {"diff", cmd_diff, "compare two runs exit by exit, with significance"},
-    {"top", cmd_top, "live view of exits per reason, VM and vCPU"},
+static const struct cli_cmd *const cmds[] = {
+    &cli_cmd_record, &cli_cmd_report, &cli_cmd_diff, &cli_cmd_top, &cli_cmd_serve,
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: kvm-exitstat <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
-		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\n'kvm-exitstat <command> --help' shows a command's options; "
-		   "kvm-exitstat(1) has the rest.\n");
+		fprintf(f, "  %-8s %s\n", cmds[i]->name, cmds[i]->summary);
+	fprintf(f, "\n'kvm-exitstat help COMMAND' (or 'COMMAND --help') shows its options;\n"
+		   "'kvm-exitstat --version' the version; kvm-exitstat(1) has the rest.\n");
+}
+
+static const struct cli_cmd *find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(name, cmds[i]->name))
+			return cmds[i];
+	return NULL;
+}
+
+static void json_error(const char *msg)
+{
+	jsonw_error(stdout, msg);
+}
+
+/* The command's needs, in the order a user would fix them. 0, or -1 after err(). */
+static int check_needs(const struct cli_cmd *c, const void *o)
+{
+	unsigned needs = c->needs_for ? c->needs_for(o) : c->needs, need = 0;
+	char e[512];
+
+	need |= needs & CLI_NEEDS_ROOT ? LIVE_NEED_ROOT : 0;
+	need |= needs & CLI_NEEDS_TRACEFS ? LIVE_NEED_TRACEFS : 0;
+	need |= needs & CLI_NEEDS_KVM ? LIVE_NEED_KVM : 0;
+	/* The reason names the command: "top needs root (tracefs)". */
+	if (need && live_require(need, c->name, e, sizeof(e)) < 0)
+		return err("%s", e);
+	return 0;
+}
+
+/* Hidden commands for the bash completion and tests/e2e/docsync.sh. */
+static int internal(int argc, char **argv)
+{
+	const struct cli_cmd *c;
+
+	if (!strcmp(argv[1], "__commands")) {
+		for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+			printf("%s\n", cmds[i]->name);
+		return 0;
+	}
+	if (argc != 3 || !(c = find(argv[2])))
+		return err("usage: kvm-exitstat __options COMMAND"), 2;
+	cli_opts_dump(stdout, c);
+	return 0;
+}
+
+static int run_cmd(const struct cli_cmd *c, int argc, char **argv)
+{
+	void *o = xcalloc(1, c->size);
+	int first, ret = 2;
+
+	if (cli_opts_json(c, argc, argv))
+		err_set_sink(json_error);
+	if (c->init)
+		c->init(o);
+	if (cli_opts_parse(c, o, argc, argv, &first) == 0 &&
+	    c->operands(o, argc - first, argv + first) == 0)
+		ret = check_needs(c, o) < 0 ? 1 : c->run(o);
+	if (c->done)
+		c->done(o);
+	free(o);
+	return ret;
 }
 
 int cli_run(int argc, char **argv)
 {
+	const struct cli_cmd *c;
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
 	const char *name = argv[1];
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
-		usage(stdout);
+		if (argc < 3 || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		/* help CMD is CMD --help (git's way) */
+		if (!(c = find(argv[2])))
+			return err("'%s' is not a command; see 'kvm-exitstat --help'", argv[2]), 2;
+		cli_opts_help(stdout, c);
 		return 0;
 	}
-	if (!strcmp(name, "--version")) {
+	if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
 		printf("kvm-exitstat %s\n", KES_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
-		if (!strcmp(name, cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
-	err("'%s' is not a command; see 'kvm-exitstat --help'", name);
-	return 2;
+	if (!strcmp(name, "__commands") || !strcmp(name, "__options"))
+		return internal(argc, argv);
+	c = find(name);
+	if (!c) {
+		err("'%s' is not a command; see 'kvm-exitstat --help'", name);
+		return 2;
+	}
+	return run_cmd(c, argc - 1, argv + 1);
 }
 
 int cli_parse_pids(const char *s, int32_t **pids, size_t *n)
@@ -98,13 +169,8 @@ int cli_load_exit_types(struct exit_types *set, const char *const *files, size_t
 	return 0;
 }
 
-int cli_parse_unit(const char *s, double *unit_ns)
+void cli_print_warnings(const struct input_result *r)
 {
-	if (!strcmp(s, "us"))
-		*unit_ns = 1000;
-	else if (!strcmp(s, "ns"))
-		*unit_ns = 1;
-	else
-		return err("unknown unit '%s': want us or ns", s);
-	return 0;
+	for (size_t i = 0; i < r->nwarnings; i++)
+		err_info("kvm-exitstat: warning: %s\n", r->warnings[i]);
 }

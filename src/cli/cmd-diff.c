@@ -4,106 +4,106 @@
  * table report would show for each (input_main_table), diff them (stats/diff.c)
  * and print the result (render/diff-*.c), optionally also as an SVG chart.
  */
-#include <getopt.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
-#include "cli.h"
+#include <unistd.h>
+#include "alloc.h"
+#include "cli-local.h"
 #include "diff.h"
+#include "err.h"
+#include "outfile.h"
+#include "render.h"
 #include "pipeline.h"
+#include "source.h"
 
 struct diff_opts {
 	const char *path[2];
 	const char *svg;
+	struct outfile *svg_out; /* opened (and checked) before the inputs are read */
 	const char *types[16];
 	size_t ntypes;
-	enum diff_format fmt;
-	struct diff_render_opts ro;
+	enum render_format fmt;
+	struct render_diff_opts ro;
 	bool per_vcpu;
+	struct text_ts_unit ts_unit;
+	bool have_ts_unit; /* --ts-unit given */
 };
 
-static const char usage_text[] =
-    "usage: kvm-exitstat diff A B [options]\n"
-    "\n"
-    "Compare two runs exit type by exit type: counts, averages, time shares and\n"
-    "whether the average changed significantly (Welch's t-test). A and B are any\n"
-    "input 'report' reads: trace.dat, ftrace/perf text, saved PPC timing reports,\n"
-    "KVM-PPC exit-timing dumps.\n"
-    "\n"
-    "  -f, --format FMT       table (default), csv, json, ppc\n"
-    "      --svg FILE         also write a bar chart of time shares, A vs B, as SVG\n"
-    "      --per-vcpu         one row per exit type and vCPU (both runs need per-thread data)\n"
-    "  -u, --unit UNIT        us (default) or ns\n"
-    "      --exit-types FILE  extra exit_types data file (see kvm-exitstat-exit-types(5))\n"
-    "  -h, --help             this text\n";
+static const char *const formats[] = {"table", "csv", "json", "ppc", NULL};
+static const enum render_format format_of[] = {RENDER_TABLE, RENDER_CSV, RENDER_JSON, RENDER_PPC};
+static const char *const units[] = {"us", "ns", NULL};
 
-static int parse_format(const char *s, enum diff_format *fmt)
+enum { O_FORMAT = 1, O_SVG, O_PER_VCPU, O_UNIT, O_TYPES, O_WIDTH, O_TS_UNIT };
+
+static const struct cli_opt opts[] = {
+    CLI_OPT("format", 'f', "FMT", O_FORMAT, "table (default), csv, json, ppc",
+	    .flags = CLI_OPT_JSON, .values = formats, .noun = "format"),
+    CLI_OPT("svg", 0, "FILE", O_SVG, "also write a bar chart, A vs B, as SVG:\nhandling time, exits and time share per exit type"),
+    CLI_OPT("per-vcpu", 0, NULL, O_PER_VCPU,
+	    "one row per exit type and vCPU (both runs need per-thread data)"),
+    CLI_OPT("unit", 'u', "UNIT", O_UNIT, "us (default) or ns", .values = units, .noun = "unit"),
+    CLI_OPT("exit-types", 0, "FILE", O_TYPES,
+	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
+    CLI_OPT("width", 0, "COLS", O_WIDTH,
+	    "the table format's width (default: COLUMNS, the terminal's, else 80)"),
+    CLI_OPT("ts-unit", 0, "UNIT", O_TS_UNIT,
+	    "what one tick of a counter clock is, in A and B:\n"
+	    "ns, us, ms, s or the clock's frequency (2100MHz, 2.1GHz)"),
+    {.lng = NULL},
+};
+
+static void init(void *arg)
 {
-	static const struct {
-		const char *name;
-		enum diff_format fmt;
-	} fmts[] = {{"table", DIFF_FMT_TABLE},
-		    {"csv", DIFF_FMT_CSV},
-		    {"json", DIFF_FMT_JSON},
-		    {"ppc", DIFF_FMT_PPC}};
+	struct diff_opts *o = arg;
 
-	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
-		if (!strcmp(s, fmts[i].name)) {
-			*fmt = fmts[i].fmt;
-			err_set_json(*fmt == DIFF_FMT_JSON);
-			return 0;
-		}
-	}
-	return err("unknown format '%s': want table, csv, json or ppc", s);
+	*o = (struct diff_opts){.fmt = RENDER_TABLE, .ro = {.unit_ns = 1000, .unit = "us"}};
 }
 
-enum { OPT_SVG = 256, OPT_PER_VCPU, OPT_TYPES };
-
-static int parse_option(int c, struct diff_opts *o)
+static int parse(void *arg, int id, const char *val, int value)
 {
-	switch (c) {
-	case 'f':
-		return parse_format(optarg, &o->fmt);
-	case 'u':
-		o->ro.unit = optarg;
-		return cli_parse_unit(optarg, &o->ro.unit_ns);
-	case OPT_SVG:
-		o->svg = optarg;
+	struct diff_opts *o = arg;
+
+	switch (id) {
+	case O_FORMAT:
+		o->fmt = format_of[value];
 		return 0;
-	case OPT_PER_VCPU:
+	case O_UNIT:
+		o->ro.unit = units[value];
+		o->ro.unit_ns = value == 0 ? 1000 : 1;
+		return 0;
+	case O_SVG:
+		o->svg = val;
+		return 0;
+	case O_PER_VCPU:
 		o->per_vcpu = true;
 		return 0;
-	case OPT_TYPES:
-		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), optarg);
-	case 'h':
-		fputs(usage_text, stdout);
-		exit(0);
+	case O_TYPES:
+		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), val);
+	case O_WIDTH:
+		return cli_parse_width(val, &o->ro.width);
+	case O_TS_UNIT: {
+		char e[160];
+
+		if (text_ts_unit_parse(val, &o->ts_unit, e, sizeof(e)) < 0)
+			return err("--ts-unit: %s", e);
+		o->have_ts_unit = true;
+		return 0;
 	}
-	fputs(usage_text, stderr);
+	}
 	return -1;
 }
 
-static int parse_args(int argc, char **argv, struct diff_opts *o)
+static int operands(void *arg, int argc, char **argv)
 {
-	static const struct option lopts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"svg", required_argument, NULL, OPT_SVG},
-	    {"per-vcpu", no_argument, NULL, OPT_PER_VCPU},
-	    {"unit", required_argument, NULL, 'u'},
-	    {"exit-types", required_argument, NULL, OPT_TYPES},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
-	int c;
+	struct diff_opts *o = arg;
 
-	while ((c = getopt_long(argc, argv, "f:u:h", lopts, NULL)) != -1)
-		if (parse_option(c, o) < 0)
-			return -1;
-	if (argc - optind != 2)
+	if (argc != 2)
 		return err("diff needs two inputs, A and B (see 'kvm-exitstat diff --help')");
-	o->path[0] = o->ro.name_a = argv[optind];
-	o->path[1] = o->ro.name_b = argv[optind + 1];
+	o->path[0] = o->ro.name_a = argv[0];
+	o->path[1] = o->ro.name_b = argv[1];
 	return 0;
 }
 
@@ -121,18 +121,18 @@ static int pick_tables(const struct diff_opts *o, const struct input_result r[2]
 	for (int i = 0; i < 2; i++)
 		t[i] = input_main_table(&r[i], &note[i]);
 	if (note[0] && note[0] == note[1])
-		info("kvm-exitstat: both inputs: %s\n", note[0]);
+		err_info("kvm-exitstat: both inputs: %s\n", note[0]);
 	else
 		for (int i = 0; i < 2; i++)
 			if (note[i])
-				info("kvm-exitstat: %s: %s\n", o->path[i], note[i]);
+				err_info("kvm-exitstat: %s: %s\n", o->path[i], note[i]);
 	if (!stats_table_size(t[0]) && !stats_table_size(t[1]))
 		return err("neither '%s' nor '%s' holds any timed exit", o->path[0], o->path[1]);
 	/* A saved report may hold either kind; two traces that differ are worth a word. */
 	if (t[0] != r[0].summary && t[1] != r[1].summary &&
 	    table_kind(&r[0], t[0]) != table_kind(&r[1], t[1]))
-		info("kvm-exitstat: A holds %s, B holds %s: their exit types may not match\n",
-		     table_kind(&r[0], t[0]), table_kind(&r[1], t[1]));
+		err_info("kvm-exitstat: A holds %s, B holds %s: their exit types may not match\n",
+			 table_kind(&r[0], t[0]), table_kind(&r[1], t[1]));
 	for (int i = 0; o->per_vcpu && i < 2; i++)
 		if (!diff_has_per_vcpu(t[i]))
 			return err("--per-vcpu: '%s' has no per-thread or per-vCPU data "
@@ -141,26 +141,52 @@ static int pick_tables(const struct diff_opts *o, const struct input_result r[2]
 	return 0;
 }
 
+/* Into the output opened at the start, renamed into place when complete. */
 static int write_svg(const struct diff_opts *o, const struct diff *d)
 {
-	FILE *f = fopen(o->svg, "w");
+	char e[512];
+	FILE *f = outfile_stdio(o->svg_out, "w", e, sizeof(e));
 
 	if (!f)
-		return err("cannot create '%s': %m", o->svg);
-	int ret = diff_render_svg(f, d, &o->ro);
+		return err("%s", e);
+	int ret = render_diff_svg(f, d, &o->ro);
 	if (fclose(f) != 0 || ret < 0)
 		return err("writing '%s' failed", o->svg);
+	if (outfile_commit(o->svg_out, e, sizeof(e)) < 0)
+		return err("%s", e);
 	return 0;
+}
+
+/* Ticks of unknown length against ns cannot be compared: refused, not shown. */
+static int ticks_mismatch(const struct diff_opts *o, const struct input_result r[2])
+{
+	if (!r[0].ts_ticks == !r[1].ts_ticks)
+		return 0;
+	return err("'%s' has integer timestamps of unknown unit and '%s' does not: give "
+		   "--ts-unit (ns, us, 2100MHz, ...)",
+		   o->path[r[0].ts_ticks ? 0 : 1], o->path[r[0].ts_ticks ? 1 : 0]);
 }
 
 static int run(const struct diff_opts *o, const struct input_result r[2])
 {
 	const struct stats_table *t[2];
 
-	if (pick_tables(o, r, t) < 0)
+	if (ticks_mismatch(o, r) < 0 || pick_tables(o, r, t) < 0)
 		return -1;
 	struct diff *d = diff_new(t[0], t[1], o->per_vcpu);
-	int ret = diff_render(stdout, d, o->fmt, &o->ro);
+	struct render_diff_opts ro = o->ro;
+
+	ro.width = cli_out_width(ro.width);
+
+	for (int i = 0; i < 2; i++) {
+		ro.wall_known[i] = r[i].wall_known && !r[i].ts_ticks;
+		ro.wall_ns[i] = r[i].wall_ns;
+	}
+	if (r[0].ts_ticks) { /* both (ticks_mismatch()): times of unknown unit, as counted */
+		ro.unit = "ticks";
+		ro.unit_ns = 1;
+	}
+	int ret = render_diff(stdout, d, o->fmt, &ro);
 	if (fflush(stdout) != 0 || ret < 0)
 		ret = err("writing the diff: output error");
 	else if (o->svg)
@@ -169,31 +195,59 @@ static int run(const struct diff_opts *o, const struct input_result r[2])
 	return ret;
 }
 
-int cmd_diff(int argc, char **argv)
+static int run_diff(void *arg)
 {
-	struct diff_opts o = {.fmt = DIFF_FMT_TABLE, .ro = {.unit_ns = 1000, .unit = "us"}};
+	struct diff_opts *o = arg;
 	struct input_opts io = {.vcpu = -1};
 	struct input_result r[2];
 	struct exit_types types;
 	int ret = 1, loaded = 0;
 
-	if (parse_args(argc, argv, &o) < 0)
-		return 2;
-	if (cli_load_exit_types(&types, o.types, o.ntypes) < 0)
+	if (o->svg) {
+		char e[512];
+
+		/* the name and the directory are checked before the work, not after */
+		o->svg_out = outfile_open(o->svg, OUTFILE_REPLACE, e, sizeof(e));
+		if (!o->svg_out) {
+			err("%s", e);
+			return 1;
+		}
+	}
+	if (cli_load_exit_types(&types, o->types, o->ntypes) < 0)
 		goto out_types;
 	io.types = &types;
+	io.ts_unit = o->have_ts_unit ? &o->ts_unit : NULL;
 	for (; loaded < 2; loaded++) {
 		input_result_init(&r[loaded]);
-		if (input_load(o.path[loaded], &io, &r[loaded]) < 0) {
+		if (input_load(o->path[loaded], &io, &r[loaded]) < 0) {
 			loaded++;
 			goto out;
 		}
 	}
-	ret = run(&o, r) < 0 ? 1 : 0;
+	cli_print_warnings(&r[0]);
+	cli_print_warnings(&r[1]);
+	ret = run(o, r) < 0 ? 1 : 0;
 out:
 	while (loaded-- > 0)
 		input_result_free(&r[loaded]);
 out_types:
 	exit_types_free(&types);
+	outfile_free(o->svg_out);
 	return ret;
 }
+
+const struct cli_cmd cli_cmd_diff = {
+    .name = "diff",
+    .usage = "A B [options]",
+    .summary = "compare two runs exit by exit, with significance",
+    .about = "Compare two runs exit type by exit type: counts, averages, time shares and\n"
+	     "whether the average changed significantly (Welch's t-test). A and B are any\n"
+	     "input 'report' reads: trace.dat, ftrace/perf text, saved PPC timing reports,\n"
+	     "KVM-PPC exit-timing dumps.",
+    .opts = opts,
+    .size = sizeof(struct diff_opts),
+    .init = init,
+    .parse = parse,
+    .operands = operands,
+    .run = run_diff,
+};

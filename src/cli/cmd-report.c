@@ -3,15 +3,19 @@
  * kvm-exitstat report: load inputs (any kind, merged), pick the table to
  * show, build views (stats/), print them (render/).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "buckets.h"
-#include "common.h"
-#include "cli.h"
+#include "alloc.h"
+#include "bucket-map.h"
+#include "cli-local.h"
+#include "err.h"
+#include "outfile.h"
+#include "intern.h"
 #include "pipeline.h"
+#include "procmap.h"
 #include "render.h"
+#include "source.h"
 
 #define MAX_INPUTS 64
 
@@ -25,53 +29,95 @@ struct report_opts {
 	double unit_ns;
 	const char *unit;
 	bool per_vcpu;
+	bool per_vm;
 	const char *source;  /* auto, exits, userspace */
 	const char *buckets; /* --buckets NAME|FILE */
+	const char *svg;     /* --svg FILE */
 	struct input_opts io;
 	int32_t *pids;
+	size_t slowest; /* --slowest N, 0: the table */
+	struct text_ts_unit ts_unit; /* --ts-unit (io.ts_unit points here when given) */
 };
 
-static const char usage_text[] =
-    "usage: kvm-exitstat report [-i] FILE... [options]\n"
-    "\n"
-    "Exit statistics of trace.dat files (trace-cmd v6/v7), ftrace or perf script text,\n"
-    "saved PPC timing reports or KVM-PPC exit-timing dumps; several inputs merge.\n"
-    "\n"
-    "  -i, --input FILE       an input (also accepted without -i); the kind is read from content\n"
-    "  -f, --format FMT       ppc (default), table, csv, json\n"
-    "      --per-vcpu         one table per vCPU thread, then the whole run\n"
-    "      --vcpu N           only exits of vcpu N (when the events carry a vcpu id)\n"
-    "  -p, --pid PID[,PID]    only these threads (vCPU thread ids)\n"
-    "  -s, --sort KEY         sum (default), count, avg, max, name\n"
-    "      --percentiles      p50/p90/p99/p99.9 columns in the table format\n"
-    "  -u, --unit UNIT        us (default, as the 2010 reports) or ns\n"
-    "      --source SRC       auto (default), exits (kvm_exit/kvm_entry), userspace (KVM_EXIT_*)\n"
-    "      --by-sub           key exits by detail sub-key too (MMIO gpa, PIO port, MSR, "
-    "hypercall)\n"
-    "      --exit-types FILE  extra exit_types data file (see kvm-exitstat-exit-types(5))\n"
-    "      --buckets MAP      count exits in timing buckets: ppc (the KVM-PPC exit-timing\n"
-    "                         view), native, or a map FILE (kvm-exitstat-exit-types(5))\n"
-    "  -h, --help             this text\n";
+/* --slowest keeps N exits whole: bounded so that memory is. */
+#define SLOWEST_MAX 1000000
 
-static int parse_sort(const char *s, enum stats_sort *out)
-{
-	static const struct {
-		const char *name;
-		enum stats_sort s;
-	} keys[] = {{"sum", STATS_SORT_SUM},
-		    {"count", STATS_SORT_COUNT},
-		    {"avg", STATS_SORT_AVG},
-		    {"max", STATS_SORT_MAX},
-		    {"name", STATS_SORT_NAME}};
+static const char *const formats[] = {"ppc", "table", "csv", "json", NULL};
+static const enum render_format format_of[] = {RENDER_PPC, RENDER_TABLE, RENDER_CSV, RENDER_JSON};
+static const char *const sorts[] = {"sum", "count", "avg", "max", "name", NULL};
+static const enum stats_sort sort_of[] = {STATS_SORT_SUM, STATS_SORT_COUNT, STATS_SORT_AVG,
+					  STATS_SORT_MAX, STATS_SORT_NAME};
+static const char *const units[] = {"us", "ns", NULL};
+static const char *const sources[] = {"auto", "exits", "userspace", NULL};
 
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		if (!strcmp(s, keys[i].name)) {
-			*out = keys[i].s;
-			return 0;
-		}
-	}
-	return err("unknown sort key '%s': want sum, count, avg, max or name", s);
-}
+enum {
+	O_INPUT = 1,
+	O_FORMAT,
+	O_PER_VCPU,
+	O_PER_VM,
+	O_VCPU,
+	O_PID,
+	O_GUEST,
+	O_SORT,
+	O_PCT,
+	O_UNIT,
+	O_SOURCE,
+	O_BYSUB,
+	O_TYPES,
+	O_BUCKETS,
+	O_SVG,
+	O_WIDTH,
+	O_SLOWEST,
+	O_TS_UNIT,
+};
+
+static const struct cli_opt opts[] = {
+    CLI_OPT("input", 'i', "FILE", O_INPUT,
+	    "an input (also accepted without -i); the kind is read from content"),
+    CLI_OPT("format", 'f', "FMT", O_FORMAT, "ppc (default), table, csv, json",
+	    .flags = CLI_OPT_JSON, .values = formats, .noun = "format"),
+    CLI_OPT("per-vcpu", 0, NULL, O_PER_VCPU, "one table per vCPU thread, then the whole run"),
+    CLI_OPT("per-vm", 0, NULL, O_PER_VM,
+	    "one table per VM (its pid and name), then the whole run"),
+    CLI_OPT("vcpu", 0, "N", O_VCPU,
+	    "only exits of vCPU N (the events' vcpu_id, else record's\n"
+	    "thread map, else the thread name: QEMU's \"CPU N/KVM\";\n"
+	    "refused when none says)"),
+    CLI_OPT("pid", 'p', "PID[,PID]", O_PID,
+	    "only these processes (VMMs: all their threads) or threads;\n"
+	    "files without record's thread map: threads only"),
+    CLI_OPT("guest", 'g', "NAME", O_GUEST,
+	    "only the VMs named NAME (QEMU -name, else the process\nname, as record saw them)"),
+    CLI_OPT("sort", 's', "KEY", O_SORT, "sum (default), count, avg, max, name", .values = sorts,
+	    .noun = "sort key"),
+    CLI_OPT("percentiles", 0, NULL, O_PCT, "p50/p90/p99/p99.9 columns in the table format"),
+    CLI_OPT("unit", 'u', "UNIT", O_UNIT, "us (default, as the 2010 reports) or ns", .values = units,
+	    .noun = "unit"),
+    CLI_OPT("source", 0, "SRC", O_SOURCE,
+	    "auto (default), exits (kvm_exit/kvm_entry), userspace (KVM_EXIT_*)", .values = sources,
+	    .noun = "source"),
+    CLI_OPT("by-sub", 0, NULL, O_BYSUB,
+	    "key exits by detail sub-key too (MMIO gpa, PIO port, MSR, hypercall)"),
+    CLI_OPT("exit-types", 0, "FILE", O_TYPES,
+	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
+    CLI_OPT("buckets", 0, "MAP", O_BUCKETS,
+	    "count exits in timing buckets: ppc (the KVM-PPC exit-timing\n"
+	    "view), native, or a map FILE (kvm-exitstat-exit-types(5))"),
+    CLI_OPT("svg", 0, "FILE", O_SVG,
+	    "also write FILE: a latency histogram per reason (log time\n"
+	    "axis, p50/p99 marked) and exits per second over the run"),
+    CLI_OPT("width", 0, "COLS", O_WIDTH,
+	    "the table format's width (default: COLUMNS, the terminal's, else 80)"),
+    CLI_OPT("slowest", 0, "N", O_SLOWEST,
+	    "list the N slowest exits (timestamp, thread, vCPU, reason,\n"
+	    "sub-key, time) instead of the table: table, csv or json"),
+    CLI_OPT("ts-unit", 0, "UNIT", O_TS_UNIT,
+	    "what one tick of a counter clock is (text of integer\n"
+	    "timestamps, trace-cmd report --raw-ts, a trace.dat recorded\n"
+	    "with -C x86-tsc): ns, us, ms, s or the clock's frequency\n"
+	    "(2100MHz, 2.1GHz); without it such times are shown in ticks"),
+    {.lng = NULL},
+};
 
 static int add_input(struct report_opts *o, const char *path)
 {
@@ -81,96 +127,109 @@ static int add_input(struct report_opts *o, const char *path)
 	return 0;
 }
 
-enum { OPT_PER_VCPU = 256, OPT_VCPU, OPT_PCT, OPT_SOURCE, OPT_TYPES, OPT_BYSUB, OPT_BUCKETS };
-
-static int parse_args(int argc, char **argv, struct report_opts *o)
+static void init(void *arg)
 {
-	static const struct option lopts[] = {
-	    {"input", required_argument, NULL, 'i'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"per-vcpu", no_argument, NULL, OPT_PER_VCPU},
-	    {"vcpu", required_argument, NULL, OPT_VCPU},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"sort", required_argument, NULL, 's'},
-	    {"percentiles", no_argument, NULL, OPT_PCT},
-	    {"unit", required_argument, NULL, 'u'},
-	    {"source", required_argument, NULL, OPT_SOURCE},
-	    {"by-sub", no_argument, NULL, OPT_BYSUB},
-	    {"exit-types", required_argument, NULL, OPT_TYPES},
-	    {"buckets", required_argument, NULL, OPT_BUCKETS},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
-	int c;
+	struct report_opts *o = arg;
+
+	*o = (struct report_opts){.ro = {.fmt = RENDER_PPC},
+				  .sort = STATS_SORT_SUM,
+				  .unit_ns = 1000,
+				  .unit = "us",
+				  .source = "auto",
+				  .io = {.vcpu = -1}};
+}
+
+static int parse(void *arg, int id, const char *val, int value)
+{
+	struct report_opts *o = arg;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "i:f:p:s:u:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (add_input(o, optarg) < 0)
-				return -1;
-			break;
-		case 'f':
-			if (render_format_parse(optarg, &o->ro.fmt) < 0)
-				return err("unknown format '%s': want ppc, table, csv or json",
-					   optarg);
-			err_set_json(o->ro.fmt == RENDER_JSON);
-			break;
-		case OPT_PER_VCPU:
-			o->per_vcpu = true;
-			break;
-		case OPT_VCPU:
-			o->io.vcpu = (int32_t)strtol(optarg, &end, 10);
-			if (*end || end == optarg || o->io.vcpu < 0)
-				return err("bad vcpu '%s'", optarg);
-			break;
-		case 'p':
-			if (cli_parse_pids(optarg, &o->pids, &o->io.npids) < 0)
-				return -1;
-			o->io.pids = o->pids;
-			break;
-		case 's':
-			if (parse_sort(optarg, &o->sort) < 0)
-				return -1;
-			break;
-		case OPT_PCT:
-			o->ro.quantiles = true;
-			break;
-		case 'u':
-			if (cli_parse_unit(optarg, &o->unit_ns) < 0)
-				return -1;
-			o->unit = optarg;
-			break;
-		case OPT_SOURCE:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "exits") &&
-			    strcmp(optarg, "userspace"))
-				return err("unknown source '%s': want auto, exits or userspace",
-					   optarg);
-			o->source = optarg;
-			break;
-		case OPT_BYSUB:
-			o->io.with_sub = true;
-			break;
-		case OPT_TYPES:
-			if (cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), optarg) < 0)
-				return -1;
-			break;
-		case OPT_BUCKETS:
-			o->buckets = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			exit(0);
-		default:
-			fputs(usage_text, stderr);
+	switch (id) {
+	case O_INPUT:
+		return add_input(o, val);
+	case O_FORMAT:
+		o->ro.fmt = format_of[value];
+		return 0;
+	case O_PER_VCPU:
+		o->per_vcpu = true;
+		return 0;
+	case O_PER_VM:
+		o->per_vm = true;
+		return 0;
+	case O_GUEST:
+		o->io.vm_name = intern(val);
+		return 0;
+	case O_VCPU:
+		o->io.vcpu = (int32_t)strtol(val, &end, 10);
+		if (*end || end == val || o->io.vcpu < 0)
+			return err("bad vcpu '%s'", val);
+		return 0;
+	case O_PID:
+		free(o->pids);
+		if (cli_parse_pids(val, &o->pids, &o->io.npids) < 0)
 			return -1;
-		}
+		o->io.pids = o->pids;
+		return 0;
+	case O_SORT:
+		o->sort = sort_of[value];
+		return 0;
+	case O_PCT:
+		o->ro.quantiles = true;
+		return 0;
+	case O_UNIT:
+		o->unit_ns = value == 0 ? 1000 : 1;
+		o->unit = units[value];
+		return 0;
+	case O_SOURCE:
+		o->source = sources[value];
+		return 0;
+	case O_BYSUB:
+		o->io.with_sub = true;
+		return 0;
+	case O_TYPES:
+		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), val);
+	case O_BUCKETS:
+		o->buckets = val;
+		return 0;
+	case O_SVG:
+		o->svg = val;
+		return 0;
+	case O_WIDTH:
+		return cli_parse_width(val, &o->ro.width);
+	case O_SLOWEST:
+		o->slowest = strtoul(val, &end, 10);
+		if (*end || end == val || *val == '-' || !o->slowest || o->slowest > SLOWEST_MAX)
+			return err("bad --slowest '%s' (1 to %d)", val, SLOWEST_MAX);
+		return 0;
+	case O_TS_UNIT: {
+		char e[160];
+
+		if (text_ts_unit_parse(val, &o->ts_unit, e, sizeof(e)) < 0)
+			return err("--ts-unit: %s", e);
+		o->io.ts_unit = &o->ts_unit;
+		return 0;
 	}
-	for (; optind < argc; optind++)
-		if (add_input(o, argv[optind]) < 0)
+	}
+	return -1;
+}
+
+static int operands(void *arg, int argc, char **argv)
+{
+	struct report_opts *o = arg;
+
+	for (int i = 0; i < argc; i++)
+		if (add_input(o, argv[i]) < 0)
 			return -1;
 	if (!o->ninputs)
 		return err("no input: give a trace.dat or text file with -i (see 'report --help')");
+	if (o->per_vm && o->per_vcpu)
+		return err("give only one of --per-vm and --per-vcpu");
+	if (o->per_vm && o->ro.fmt == RENDER_CSV)
+		return err("--per-vm: not in csv (its rows carry no VM); use -f json or table");
+	if (o->slowest && (o->per_vcpu || o->per_vm))
+		return err("--slowest lists single exits, each with its vCPU and thread: %s does not "
+			   "apply",
+			   o->per_vcpu ? "--per-vcpu" : "--per-vm");
 	return 0;
 }
 
@@ -220,39 +279,166 @@ static char *group_label(const struct input_result *r, const struct stats_group 
 	return xstrdup(buf);
 }
 
-static int print_report(struct report_opts *o, struct input_result *r)
-{
-	struct render_meta m = {.kind = input_kind_name(r->kind),
-				.isa = r->isa,
-				.events = r->events,
-				.lost = r->lost,
-				.lost_known = r->lost_known,
-				.untimed = r->unpaired,
-				.backwards = r->ts_backwards,
-				.buckets = o->buckets,
-				.sub_folded = r->sub_folded};
-	const struct stats_table *t = choose(o, r, &m.source, &m.note);
-	struct stats_group *g = NULL;
-	size_t ng = 0;
+/* One part of --per-vm: the rows of one process's threads. */
+struct vm_part {
+	int32_t pid; /* -1: threads the map does not place */
+	struct stats_table *t;
+};
 
-	if (!stats_table_size(t))
-		return err("no %s exits in the input", m.source);
+struct vm_split {
+	const struct procmap *pm;
+	struct vm_part *p;
+	size_t n;
+};
+
+static void vm_row(const struct stats_key *k, const struct stats_acc *a, void *arg)
+{
+	struct vm_split *s = arg;
+	int32_t pid = procmap_tgid(s->pm, k->tid);
+	size_t i = 0;
+
+	while (i < s->n && s->p[i].pid != pid)
+		i++;
+	if (i == s->n) {
+		s->p = xrealloc(s->p, (s->n + 1) * sizeof(*s->p));
+		s->p[s->n++] = (struct vm_part){pid, stats_table_new()};
+	}
+	stats_acc_merge(stats_table_get(s->p[i].t, k), a);
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct vm_part *x = a, *y = b;
+
+	/* threads of no known process (pid -1) last */
+	if ((x->pid < 0) != (y->pid < 0))
+		return x->pid < 0 ? 1 : -1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* --per-vm: t by process, in pid order (threads of no known process last). */
+static size_t split_by_vm(const struct stats_table *t, const struct input_result *r,
+			  struct vm_part **parts)
+{
+	struct vm_split s = {r->procs, NULL, 0};
+
+	stats_table_foreach(t, vm_row, &s);
+	if (s.n)
+		qsort(s.p, s.n, sizeof(*s.p), by_pid);
+	*parts = s.p;
+	return s.n;
+}
+
+static char *vm_label(const struct input_result *r, int32_t pid)
+{
+	char buf[320];
+	const char *name = procmap_name(r->procs, pid);
+
+	if (pid < 0)
+		return xstrdup("threads of no known process");
+	snprintf(buf, sizeof(buf), "VM %s pid %d", name ? name : "?", (int)pid);
+	return xstrdup(buf);
+}
+
+/*
+ * The tables a report shows before the whole run's: per vCPU thread, or per
+ * VM (its threads folded). The views point into the tables: they are the
+ * caller's to free (*owned, n of them) after rendering.
+ */
+static int parts_of(const struct report_opts *o, const struct input_result *r,
+		    const struct stats_table *t, struct render_block **bp, size_t *np,
+		    struct stats_table ***owned)
+{
+	struct stats_group *g = NULL;
+	struct vm_part *vp = NULL;
+	size_t n = 0;
+
+	*np = 0;
+	*owned = NULL;
 	if (o->per_vcpu) {
-		ng = stats_table_split(t, &g);
-		if (ng == 1 && g[0].tid < 0 && g[0].vcpu < 0) {
-			stats_groups_free(g, ng);
+		n = stats_table_split(t, &g);
+		if (n == 1 && g[0].tid < 0 && g[0].vcpu < 0) {
+			stats_groups_free(g, n);
 			return err("the input has no per-vCPU data (summary-only report)");
 		}
+	} else if (o->per_vm) {
+		if (!r->procs)
+			return err("--per-vm: the input has no thread->process map (trace-cmd's "
+				   "files, older kvm-exitstat recordings and text have none)");
+		n = split_by_vm(t, r, &vp);
 	}
+	*bp = xcalloc(n + 1, sizeof(**bp));
+	*owned = xcalloc(n + 1, sizeof(**owned));
+	for (size_t i = 0; i < n; i++) {
+		struct render_block *b = &(*bp)[i];
+		struct stats_table *pt =
+		    g ? g[i].t : stats_table_rollup(vp[i].t, o->io.with_sub ? STATS_BY_SUB : 0);
+
+		*b = (struct render_block){.tid = -1, .vcpu = -1};
+		if (g) {
+			b->label = group_label(r, &g[i]);
+			b->tid = g[i].tid;
+			b->vcpu = g[i].vcpu;
+		} else {
+			b->label = vm_label(r, vp[i].pid);
+			b->pid = vp[i].pid > 0 ? vp[i].pid : 0;
+			b->vm = procmap_name(r->procs, vp[i].pid);
+		}
+		b->v = stats_view_new(pt, o->unit_ns, o->unit, o->sort);
+		(*owned)[i] = pt;
+	}
+	/* the groups' tables are owned now: only the array goes */
+	free(g);
+	for (size_t i = 0; vp && i < n; i++)
+		stats_table_free(vp[i].t);
+	free(vp);
+	*np = n;
+	return 0;
+}
+
+static void meta_of(struct render_meta *m, const struct report_opts *o, const struct input_result *r)
+{
+	*m = (struct render_meta){.kind = input_kind_name(r->kind),
+				  .isa = r->isa,
+				  .events = r->events,
+				  .lost = r->lost,
+				  .lost_known = r->lost_known,
+				  .backwards = r->ts_backwards,
+				  .buckets = o->buckets,
+				  .sub_folded = r->sub_folded,
+				  .wall_known = r->wall_known,
+				  .wall_ns = r->wall_ns,
+				  .warnings = r->warnings,
+				  .nwarnings = r->nwarnings,
+				  .text_input = r->text_inputs > 0,
+				  .not_understood = r->not_understood,
+				  .nu_first_line = r->nu_first_line,
+				  .ticks = r->ts_ticks > 0};
+}
+
+static int print_report(struct report_opts *o, struct input_result *r)
+{
+	struct render_meta m;
+	const struct stats_table *t;
+	struct render_block *b = NULL;
+	struct stats_table **owned = NULL;
+	size_t ng = 0;
+
+	meta_of(&m, o, r);
+	t = choose(o, r, &m.source, &m.note);
+	if (!stats_table_size(t))
+		return err("no %s exits in the input", m.source);
+	if (parts_of(o, r, t, &b, &ng, &owned) < 0)
+		return -1;
 	char *inputs = join_inputs(o);
 	m.inputs = inputs;
-	struct render_block *b = xcalloc(ng + 1, sizeof(*b));
 	struct stats_table *whole = stats_table_rollup(t, o->io.with_sub ? STATS_BY_SUB : 0);
-	for (size_t i = 0; i < ng; i++)
-		b[i] = (struct render_block){group_label(r, &g[i]), g[i].tid, g[i].vcpu,
-					     stats_view_new(g[i].t, o->unit_ns, o->unit, o->sort)};
-	b[ng] = (struct render_block){ng ? "all vCPUs" : NULL, -1, -1,
-				      stats_view_new(whole, o->unit_ns, o->unit, o->sort)};
+	b[ng] = (struct render_block){.label = ng ? (o->per_vm ? "all VMs" : "all vCPUs") : NULL,
+				      .tid = -1,
+				      .vcpu = -1,
+				      .v = stats_view_new(whole, o->unit_ns, o->unit, o->sort)};
+	/* The header's "N exits not timed" is the shown table's, not the other one's too. */
+	m.untimed = b[ng].v->untimed;
 	render_report(stdout, &o->ro, &m, b, ng + 1);
 	for (size_t i = 0; i <= ng; i++) {
 		if (i < ng)
@@ -260,56 +446,158 @@ static int print_report(struct report_opts *o, struct input_result *r)
 		stats_view_free((struct stats_view *)b[i].v);
 	}
 	free(b);
+	for (size_t i = 0; i < ng; i++)
+		stats_table_free(owned[i]);
+	free(owned);
 	stats_table_free(whole);
-	stats_groups_free(g, ng);
 	free(inputs);
 	return fflush(stdout) == 0 ? 0 : err("writing the report: output error");
 }
 
-/* --buckets: a built-in map or a file, checked against the exit tables (typos). */
-static int load_buckets(const char *arg, const struct exit_types *types, struct bucket_map **out)
+/* Inputs of single events (the others hold statistics: saved reports, timing dumps, JSON). */
+static bool input_has_events(enum input_kind k)
 {
-	char e[512];
-
-	*out = bucket_map_open(arg, e, sizeof(e));
-	if (!*out || bucket_map_check(*out, types, e, sizeof(e)) < 0)
-		return err("%s", e);
-	return 0;
+	return k == INPUT_TRACEDAT || k == INPUT_FTRACE_TXT;
 }
 
-int cmd_report(int argc, char **argv)
+/* --slowest N: the single exits of the table the report would show. */
+static int print_slowest(struct report_opts *o, struct input_result *r)
 {
-	struct report_opts o = {.ro = {.fmt = RENDER_PPC},
-				.sort = STATS_SORT_SUM,
-				.unit_ns = 1000,
-				.unit = "us",
-				.source = "auto",
-				.io = {.vcpu = -1}};
+	struct render_meta m;
+	const struct stats_table *t;
+	const struct stats_outliers *x;
+	struct render_slowest s = {.unit_ns = o->unit_ns, .unit = o->unit};
+	struct stats_outlier *v;
+	const char **comms;
+
+	meta_of(&m, o, r);
+	t = choose(o, r, &m.source, &m.note);
+	x = t == r->exits ? o->io.outliers[0] : t == r->uexits ? o->io.outliers[1] : NULL;
+	if (!x || !stats_outliers_seen(x))
+		return err("--slowest: no timed %s exits in the input", m.source);
+	char *inputs = join_inputs(o);
+	m.inputs = inputs;
+	s.n = stats_outliers_sorted(x, &v);
+	s.v = v;
+	s.seen = stats_outliers_seen(x);
+	comms = xcalloc(s.n + 1, sizeof(*comms));
+	for (size_t i = 0; i < s.n; i++)
+		comms[i] = input_comm(r, v[i].tid);
+	s.comms = comms;
+	render_slowest(stdout, &o->ro, &m, &s);
+	free(comms);
+	free(v);
+	free(inputs);
+	return fflush(stdout) == 0 ? 0 : err("writing the report: output error");
+}
+
+/* --svg FILE: the whole run's view of the table the report showed, written root-safe. */
+static int write_svg(const struct report_opts *o, const struct input_result *r)
+{
+	struct render_svg s = {.unit_ns = o->unit_ns, .tl_by_reason = o->buckets != NULL};
+	const struct stats_table *t = choose(o, r, &s.source, &s.note);
+	struct stats_table *whole = stats_table_rollup(t, o->io.with_sub ? STATS_BY_SUB : 0);
+	char e[512] = "";
+	char *title = join_inputs(o);
+	struct outfile *of = outfile_open(o->svg, OUTFILE_REPLACE, e, sizeof(e));
+	FILE *f = of ? outfile_stdio(of, "w", e, sizeof(e)) : NULL;
+	int ret = 0;
+
+	s.title = title;
+	s.v = stats_view_new(whole, o->unit_ns, o->unit, o->sort);
+	s.tl = t == r->exits ? o->io.timeline[0] : t == r->uexits ? o->io.timeline[1] : NULL;
+	if (r->ts_ticks)
+		s.tl = NULL; /* exits per second: not with times of unknown unit */
+	if (!f) {
+		ret = err("%s", e);
+	} else {
+		int w = render_report_svg(f, &s);
+
+		if (fclose(f) != 0 || w < 0)
+			ret = err("writing '%s' failed", o->svg);
+		else if (outfile_commit(of, e, sizeof(e)) < 0)
+			ret = err("%s", e);
+	}
+	outfile_free(of);
+	stats_view_free((struct stats_view *)s.v);
+	stats_table_free(whole);
+	free(title);
+	return ret;
+}
+
+static int run(void *arg)
+{
+	struct report_opts *o = arg;
 	struct exit_types types;
 	struct bucket_map *map = NULL;
 	struct input_result r;
 	int ret = 1;
 
-	if (parse_args(argc, argv, &o) < 0) {
-		free(o.pids);
-		return 2;
-	}
-	if (cli_load_exit_types(&types, o.types, o.ntypes) < 0)
+	if (cli_load_exit_types(&types, o->types, o->ntypes) < 0)
 		goto out_types;
-	o.io.types = &types;
-	if (o.buckets && load_buckets(o.buckets, &types, &map) < 0)
+	o->io.types = &types;
+	if (o->buckets && cli_load_buckets(o->buckets, &types, &map, NULL) < 0)
 		goto out_types;
-	o.io.buckets = map;
+	o->io.buckets = map;
 	input_result_init(&r);
-	for (size_t i = 0; i < o.ninputs; i++)
-		if (input_load(o.inputs[i], &o.io, &r) < 0)
+	if (o->svg) {
+		o->io.timeline[0] = stats_timeline_new();
+		o->io.timeline[1] = stats_timeline_new();
+	}
+	if (o->slowest) {
+		o->io.outliers[0] = stats_outliers_new(o->slowest, 0);
+		o->io.outliers[1] = stats_outliers_new(o->slowest, 0);
+	}
+	o->ro.width = cli_out_width(o->ro.width);
+	for (size_t i = 0; i < o->ninputs; i++) {
+		if (input_load(o->inputs[i], &o->io, &r) < 0)
 			goto out;
-	ret = print_report(&o, &r) < 0 ? 1 : 0;
+		if (o->slowest && !input_has_events(r.kind)) {
+			err("--slowest: '%s' holds statistics, not single exits", o->inputs[i]);
+			goto out;
+		}
+	}
+	cli_print_warnings(&r);
+	if (r.ts_ticks) {
+		/* times of unknown unit: shown as counted, never as us or seconds */
+		o->unit = "ticks";
+		o->unit_ns = 1;
+		r.wall_known = false;
+	}
+	if (o->slowest)
+		ret = print_slowest(o, &r) < 0 ? 1 : 0;
+	else
+		ret = print_report(o, &r) < 0 ? 1 : 0;
+	if (!ret && o->svg && write_svg(o, &r) < 0)
+		ret = 1;
 out:
+	stats_outliers_free(o->io.outliers[0]);
+	stats_outliers_free(o->io.outliers[1]);
+	stats_timeline_free(o->io.timeline[0]);
+	stats_timeline_free(o->io.timeline[1]);
 	input_result_free(&r);
 out_types:
 	bucket_map_free(map);
 	exit_types_free(&types);
-	free(o.pids);
 	return ret;
 }
+
+static void done(void *arg)
+{
+	free(((struct report_opts *)arg)->pids);
+}
+
+const struct cli_cmd cli_cmd_report = {
+    .name = "report",
+    .usage = "[-i] FILE... [options]",
+    .summary = "exit statistics of a trace.dat, ftrace/perf text or saved report",
+    .about = "Exit statistics of trace.dat files (trace-cmd v6/v7), ftrace or perf script text,\n"
+	     "saved PPC timing reports or KVM-PPC exit-timing dumps; several inputs merge.",
+    .opts = opts,
+    .size = sizeof(struct report_opts),
+    .init = init,
+    .parse = parse,
+    .operands = operands,
+    .run = run,
+    .done = done,
+};

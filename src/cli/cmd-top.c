@@ -4,40 +4,15 @@
  * meaning (-1 -c -f -g -l -L -p -s -t -z), except -d, which is the refresh
  * interval here (kvm_stat's -d reads debugfs, which top never needs).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <regex.h>
-#include "buckets.h"
-#include "common.h"
-#include "cli.h"
+#include "alloc.h"
+#include "bucket-map.h"
+#include "cli-local.h"
+#include "err.h"
 #include "ui.h"
-
-static const char usage_text[] =
-    "usage: kvm-exitstat top [options]\n"
-    "\n"
-    "Live view of KVM exits per reason, VM and vCPU: counts, rates and handling times\n"
-    "(avg, p99, max, share of time). Keys: h in the view. Needs root; traces in a\n"
-    "private tracefs instance.\n"
-    "\n"
-    "  -p, --pid PID[,PID]      only these processes (VMMs) and all their threads; repeatable\n"
-    "  -g, --guest NAME         only the VMs named NAME (QEMU -name, else the process name)\n"
-    "  -a, --all                every VM on the host (the default)\n"
-    "  -f, --fields REGEX       only exit reasons matching REGEX; '-f help' lists them\n"
-    "  -d, -s, --delay SECS     refresh interval, 0.1 to 3600 (default 1)\n"
-    "  -1, --once, --batch      print one interval's table and exit, no curses\n"
-    "  -l, --log                one line per interval on stdout (like vmstat)\n"
-    "  -L, --log-to-file FILE   the same, appended to FILE (reopened on SIGHUP)\n"
-    "  -c, --csv                log in CSV (with -l or -L)\n"
-    "  -z, --skip-zero-records  log: no line for an interval without exits\n"
-    "      --times              log: an average handling time column (us) per reason\n"
-    "      --source SRC         auto (default), exits (kvm_exit/kvm_entry), userspace\n"
-    "      --buckets MAP        count exits in timing buckets (ppc, native or a map file)\n"
-    "  -b, --buffer KB          per-CPU ring buffer size (default 4096)\n"
-    "      --exit-types FILE    extra exit_types data file (see kvm-exitstat-exit-types(5))\n"
-    "  -t, --tracepoints        accepted for kvm_stat compatibility\n"
-    "  -h, --help               this text\n";
 
 struct top_args {
 	struct ui_top_opts o;
@@ -47,23 +22,77 @@ struct top_args {
 	bool all;
 	const char *types[16];
 	size_t ntypes;
+	regex_t fields_re; /* -f, compiled here once; the view and the log use it */
+	bool has_fields_re;
 };
 
-enum { OPT_TIMES = 256, OPT_SOURCE, OPT_TYPES, OPT_BUCKETS };
+static const char *const sources[] = {"auto", "exits", "userspace", NULL};
+static const enum ui_source source_of[] = {UI_SOURCE_AUTO, UI_SOURCE_EXITS, UI_SOURCE_USERSPACE};
 
-static int add_pids(struct top_args *a, const char *s)
-{
-	int32_t *p;
-	size_t n;
+enum {
+	O_PID = 1,
+	O_GUEST,
+	O_ALL,
+	O_FIELDS,
+	O_DELAY,
+	O_ONCE,
+	O_LOG,
+	O_LOG_FILE,
+	O_CSV,
+	O_JSON,
+	O_SKIP_ZERO,
+	O_TIMES,
+	O_SOURCE,
+	O_BUCKETS,
+	O_BUFFER,
+	O_TYPES,
+	O_NO_COLOR,
+	O_TRACEPOINTS,
+	O_SLOWER,
+	O_ALL_EVENTS,
+	O_WIDTH,
+};
 
-	if (cli_parse_pids(s, &p, &n) < 0)
-		return -1;
-	a->pids = xrealloc(a->pids, (a->npids + n) * sizeof(*a->pids));
-	memcpy(a->pids + a->npids, p, n * sizeof(*p));
-	a->npids += n;
-	free(p);
-	return 0;
-}
+static const struct cli_opt opts[] = {
+    CLI_OPT("pid", 'p', "PID[,PID]", O_PID,
+	    "only these processes (VMMs) and all their threads; repeatable"),
+    CLI_OPT("guest", 'g', "NAME", O_GUEST,
+	    "only the VMs named NAME (QEMU -name, else the process name)"),
+    CLI_OPT("all", 'a', NULL, O_ALL, "every VM on the host (the default)"),
+    CLI_OPT("fields", 'f', "REGEX", O_FIELDS,
+	    "only exit reasons matching REGEX from their start\n(kvm_stat's re.match); '-f help' lists them"),
+    CLI_OPT("delay", 'd', "SECS", O_DELAY, "refresh interval, 0.1 to 3600 (default 1)"),
+    /* kvm_stat's name of the interval option */
+    CLI_OPT("set-delay", 's', "SECS", O_DELAY, NULL, .alias_of = "delay"),
+    CLI_OPT("once", '1', NULL, O_ONCE, "print one interval's table and exit, no curses"),
+    CLI_OPT("batch", 0, NULL, O_ONCE, NULL, .alias_of = "once"),
+    CLI_OPT("log", 'l', NULL, O_LOG, "one line per interval on stdout (like vmstat)"),
+    CLI_OPT("log-to-file", 'L', "FILE", O_LOG_FILE,
+	    "the same, appended to FILE (reopened on SIGHUP)"),
+    CLI_OPT("csv", 'c', NULL, O_CSV, "log in CSV (with -l or -L)"),
+    CLI_OPT("json", 0, NULL, O_JSON, "log one JSON object per interval (with -l or -L)",
+	    .flags = CLI_OPT_JSON),
+    CLI_OPT("skip-zero-records", 'z', NULL, O_SKIP_ZERO,
+	    "log: no line for an interval without exits"),
+    CLI_OPT("times", 0, NULL, O_TIMES, "log: an average handling time column (us) per reason"),
+    CLI_OPT("all-events", 0, NULL, O_ALL_EVENTS,
+	    "count every kvm:* tracepoint (kvm_stat's default view):\nrows of --once, columns of --log, the first view (key e)"),
+    CLI_OPT("source", 0, "SRC", O_SOURCE, "auto (default), exits (kvm_exit/kvm_entry), userspace",
+	    .values = sources, .noun = "source"),
+    CLI_OPT("buckets", 0, "MAP", O_BUCKETS,
+	    "count exits in timing buckets (ppc, native or a map file)"),
+    CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
+    CLI_OPT("exit-types", 0, "FILE", O_TYPES,
+	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
+    CLI_OPT("no-color", 0, NULL, O_NO_COLOR, "no colour in the live view (also: NO_COLOR set)"),
+    CLI_OPT("tracepoints", 't', NULL, O_TRACEPOINTS, "accepted for kvm_stat compatibility"),
+    CLI_OPT("slower-than", 0, "USEC", O_SLOWER,
+	    "each exit slower than USEC, halts left out (perf kvm stat live\n"
+	    "--duration): listed under the table, or on stderr with --once/--log"),
+    CLI_OPT("width", 0, "COLS", O_WIDTH,
+	    "--once's width (default: COLUMNS, the terminal's, else 80)"),
+    {.lng = NULL},
+};
 
 static int parse_delay(const char *s, double *d)
 {
@@ -75,124 +104,111 @@ static int parse_delay(const char *s, double *d)
 	return 0;
 }
 
-static int parse_source(const char *s, enum ui_source *src)
+static void init(void *arg)
 {
-	if (!strcmp(s, "auto"))
-		*src = UI_SOURCE_AUTO;
-	else if (!strcmp(s, "exits"))
-		*src = UI_SOURCE_EXITS;
-	else if (!strcmp(s, "userspace"))
-		*src = UI_SOURCE_USERSPACE;
-	else
-		return err("unknown source '%s': want auto, exits or userspace", s);
-	return 0;
+	struct top_args *a = arg;
+
+	*a = (struct top_args){.o = {.delay = 1.0}};
 }
 
-static int parse_opt(struct top_args *a, int c, const char *arg)
+static int parse(void *arg, int id, const char *val, int value)
 {
+	struct top_args *a = arg;
 	char *end;
 
-	switch (c) {
-	case 'p':
-		return add_pids(a, arg);
-	case 'g':
-		a->guest = arg;
+	switch (id) {
+	case O_PID:
+		return cli_add_pids(&a->pids, &a->npids, val);
+	case O_GUEST:
+		a->guest = val;
 		return 0;
-	case 'a':
+	case O_ALL:
 		a->all = true;
 		return 0;
-	case 'f':
-		a->o.fields = arg;
+	case O_FIELDS:
+		a->o.fields = val;
 		return 0;
-	case 'd':
-	case 's':
-		return parse_delay(arg, &a->o.delay);
-	case '1':
+	case O_DELAY:
+		return parse_delay(val, &a->o.delay);
+	case O_ONCE:
 		a->o.out = UI_OUT_ONCE;
 		return 0;
-	case 'L':
-		a->o.log_file = arg;
+	case O_LOG_FILE:
+		a->o.log_file = val;
 		/* fallthrough */
-	case 'l':
+	case O_LOG:
 		if (a->o.out != UI_OUT_ONCE)
 			a->o.out = UI_OUT_LOG;
 		return 0;
-	case 'c':
+	case O_CSV:
 		a->o.csv = true;
 		return 0;
-	case 'z':
+	case O_JSON:
+		a->o.json = true;
+		return 0;
+	case O_SKIP_ZERO:
 		a->o.skip_zero = true;
 		return 0;
-	case OPT_TIMES:
+	case O_TIMES:
 		a->o.times = true;
 		return 0;
-	case OPT_SOURCE:
-		return parse_source(arg, &a->o.source);
-	case OPT_BUCKETS:
-		a->o.buckets_name = arg;
+	case O_SOURCE:
+		a->o.source = source_of[value];
 		return 0;
-	case 'b': {
-		unsigned long kb = strtoul(arg, &end, 10);
+	case O_BUCKETS:
+		a->o.buckets_name = val;
+		return 0;
+	case O_BUFFER: {
+		unsigned long kb = strtoul(val, &end, 10);
 
-		if (end == arg || *end || kb < 4 || kb > 4 * 1024 * 1024)
-			return err("bad buffer size '%s': want KB per CPU, 4 to 4194304", arg);
+		if (end == val || *end || kb < 4 || kb > 4 * 1024 * 1024)
+			return err("bad buffer size '%s': want KB per CPU, 4 to 4194304", val);
 		a->o.buffer_kb = (unsigned)kb;
 		return 0;
 	}
-	case OPT_TYPES:
-		return cli_add_types_file(a->types, &a->ntypes, ARRAY_SIZE(a->types), arg);
-	case 't':
+	case O_TYPES:
+		return cli_add_types_file(a->types, &a->ntypes, ARRAY_SIZE(a->types), val);
+	case O_NO_COLOR:
+		a->o.no_color = true;
 		return 0;
-	case 'h':
-		fputs(usage_text, stdout);
-		exit(0);
+	case O_TRACEPOINTS:
+		return 0;
+	case O_SLOWER: {
+		unsigned long long us = strtoull(val, &end, 10);
+
+		if (*end || end == val || *val == '-' || !us || us > 3600000000ull)
+			return err("bad --slower-than '%s' (1 to 3600000000 us)", val);
+		a->o.slower_ns = us * 1000;
+		return 0;
 	}
-	fputs(usage_text, stderr);
+	case O_ALL_EVENTS:
+		a->o.all_events = true;
+		return 0;
+	case O_WIDTH:
+		return cli_parse_width(val, &a->o.width);
+	}
 	return -1;
 }
 
-static int parse_args(int argc, char **argv, struct top_args *a)
+static int operands(void *arg, int argc, char **argv)
 {
-	static const struct option longs[] = {
-	    {"pid", required_argument, NULL, 'p'},
-	    {"guest", required_argument, NULL, 'g'},
-	    {"all", no_argument, NULL, 'a'},
-	    {"fields", required_argument, NULL, 'f'},
-	    {"delay", required_argument, NULL, 'd'},
-	    {"set-delay", required_argument, NULL, 's'},
-	    {"once", no_argument, NULL, '1'},
-	    {"batch", no_argument, NULL, '1'},
-	    {"log", no_argument, NULL, 'l'},
-	    {"log-to-file", required_argument, NULL, 'L'},
-	    {"csv", no_argument, NULL, 'c'},
-	    {"skip-zero-records", no_argument, NULL, 'z'},
-	    {"times", no_argument, NULL, OPT_TIMES},
-	    {"source", required_argument, NULL, OPT_SOURCE},
-	    {"buckets", required_argument, NULL, OPT_BUCKETS},
-	    {"buffer", required_argument, NULL, 'b'},
-	    {"exit-types", required_argument, NULL, OPT_TYPES},
-	    {"tracepoints", no_argument, NULL, 't'},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
-	int c;
+	struct top_args *a = arg;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:g:af:d:s:1lL:czb:th", longs, NULL)) != -1)
-		if (parse_opt(a, c, optarg) < 0)
-			return -1;
-	if (optind < argc)
-		return err("unexpected argument '%s' (see 'top --help')", argv[optind]);
+	if (argc > 0)
+		return err("unexpected argument '%s' (see 'top --help')", argv[0]);
 	if (a->all && (a->npids || a->guest))
 		return err("give -a or -p/-g, not both");
-	if ((a->o.csv || a->o.skip_zero || a->o.times) && a->o.out != UI_OUT_LOG)
-		return err("-c, -z and --times go with -l or -L");
+	if ((a->o.csv || a->o.json || a->o.skip_zero || a->o.times) && a->o.out != UI_OUT_LOG)
+		return err("-c, --json, -z and --times go with -l or -L");
+	if (a->o.csv && a->o.json)
+		return err("give -c or --json, not both");
+	if (a->o.all_events && a->o.times)
+		return err("--times goes with exits: events are counted, not timed (--all-events)");
 	if (a->o.fields && strcmp(a->o.fields, "help")) {
-		regex_t re;
-
-		if (regcomp(&re, a->o.fields, REG_EXTENDED | REG_NOSUB))
+		if (ui_fields_regcomp(&a->fields_re, a->o.fields))
 			return err("'%s' is not a regular expression", a->o.fields);
-		regfree(&re);
+		a->has_fields_re = true;
+		a->o.fields_re = &a->fields_re;
 	}
 	return 0;
 }
@@ -203,72 +219,75 @@ static void list_fields(const struct exit_types *types)
 	for (size_t i = 0; i < types->n; i++) {
 		const struct exit_table *t = &types->tables[i];
 
-		if (t->kind == EXIT_TABLE_NAMES)
-			continue;
+		if (!t->exit_event)
+			continue; /* names and detail-event tables */
 		printf("%s (%s:%s):\n", t->isa, t->exit_system, t->exit_event);
 		for (size_t j = 0; j < t->nnames; j++)
 			printf("  %s\n", t->names[j].name);
 	}
 }
 
-/* --buckets: a built-in map or a file, checked against the exit tables (typos). */
-static int load_buckets(struct ui_top_opts *o, const struct exit_types *types)
+static int run(void *arg)
 {
-	char e[512];
-
-	o->buckets = bucket_map_open(o->buckets_name, e, sizeof(e));
-	if (!o->buckets || bucket_map_check(o->buckets, types, e, sizeof(e)) < 0)
-		return err("%s", e);
-	if (bucket_map_name(o->buckets))
-		o->buckets_name = bucket_map_name(o->buckets);
-	return 0;
-}
-
-static int resolve_guest(struct top_args *a)
-{
-	int32_t *pids;
-	size_t n;
-
-	if (ui_vm_find(a->guest, &pids, &n) < 0)
-		return err("cannot read /proc");
-	if (!n)
-		return err("no VM named '%s' (QEMU -name, or process name)", a->guest);
-	a->pids = xrealloc(a->pids, (a->npids + n) * sizeof(*a->pids));
-	memcpy(a->pids + a->npids, pids, n * sizeof(*pids));
-	a->npids += n;
-	free(pids);
-	return 0;
-}
-
-int cmd_top(int argc, char **argv)
-{
-	struct top_args a = {.o = {.delay = 1.0}};
+	struct top_args *a = arg;
 	struct exit_types types = {0};
 	int ret = 1;
 
-	if (parse_args(argc, argv, &a) < 0) {
-		free(a.pids);
-		return 2;
-	}
-	if (cli_load_exit_types(&types, a.types, a.ntypes) < 0)
+	if (cli_load_exit_types(&types, a->types, a->ntypes) < 0)
 		goto out;
-	if (a.o.fields && !strcmp(a.o.fields, "help")) {
+	if (a->o.fields && !strcmp(a->o.fields, "help")) {
 		list_fields(&types);
 		ret = 0;
 		goto out;
 	}
-	if (a.o.buckets_name && load_buckets(&a.o, &types) < 0)
+	if (a->o.buckets_name &&
+	    cli_load_buckets(a->o.buckets_name, &types, &a->o.buckets, &a->o.buckets_name) < 0)
 		goto out;
-	if (a.guest && resolve_guest(&a) < 0)
+	if (a->guest && cli_add_guest(&a->pids, &a->npids, a->guest) < 0)
 		goto out;
-	a.o.pids = a.npids ? a.pids : NULL;
-	a.o.npids = a.npids;
-	a.o.guest = a.guest;
-	a.o.types = &types;
-	ret = ui_top_run(&a.o);
+	a->o.pids = a->npids ? a->pids : NULL;
+	a->o.npids = a->npids;
+	a->o.guest = a->guest;
+	a->o.types = &types;
+	a->o.width = cli_out_width(a->o.width);
+	ret = ui_top_run(&a->o);
 out:
-	bucket_map_free(a.o.buckets);
 	exit_types_free(&types);
-	free(a.pids);
 	return ret;
 }
+
+/* -f help only lists the tables' names: no tracing, no root. */
+static unsigned needs_for(const void *arg)
+{
+	const struct top_args *a = arg;
+
+	return a->o.fields && !strcmp(a->o.fields, "help") ? 0 : cli_cmd_top.needs;
+}
+
+static void done(void *arg)
+{
+	struct top_args *a = arg;
+
+	bucket_map_free(a->o.buckets);
+	if (a->has_fields_re)
+		regfree(&a->fields_re);
+	free(a->pids);
+}
+
+const struct cli_cmd cli_cmd_top = {
+    .name = "top",
+    .usage = "[options]",
+    .summary = "live view of exits per reason, VM and vCPU",
+    .about = "Live view of KVM exits per reason, VM and vCPU: counts, rates and handling times\n"
+	     "(avg, p99, max, share of time). Keys: h in the view. Needs root; traces in a\n"
+	     "private tracefs instance.",
+    .opts = opts,
+    .size = sizeof(struct top_args),
+    .init = init,
+    .parse = parse,
+    .operands = operands,
+    .run = run,
+    .done = done,
+    .needs = CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM,
+    .needs_for = needs_for,
+};

@@ -3,25 +3,37 @@
  * Binds the recording's events to exit_types tables once, then decodes each
  * record with a lookup by common_type and a few loads at known offsets:
  * tep_read_number() per field would cost 20-30 ns each (tracing-facts.md).
+ *
+ * The formats come from the file being read, so they are checked before they
+ * are used: event ids must fit common_type (a u16) and be unique, and every
+ * field read must lie inside a record (no record is longer than a page).
+ * Offsets and sizes are compared in 64 bits, so no value wraps.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
-#include "common.h"
+#include "alloc.h"
 #include "decode.h"
-#include "symbolic.h"
+#include "intern.h"
+#include "decode-local.h"
 
 struct fld {
-	int off, size;
+	uint32_t off, size; /* checked against the page size when bound */
 	bool is_signed;
 	bool present;
 };
 
+/* common_type is an unsigned short in every kernel: no record can carry a larger id. */
+#define MAX_EVENT_ID 65535
+
 /* One exit table bound to one event (kvm_exit serves both VMX and SVM). */
 struct exit_bind {
 	const struct exit_table *t;
-	struct fld reason, sub, error, match, vcpu;
+	struct fld reason, sub, error, match, vcpu, dfield, skfield, sklow;
+	enum kes_detail dkind;	/* the table's detail-field kind */
 	struct exit_name *over; /* names from the recording's own format file */
 	size_t nover;
 };
@@ -31,6 +43,8 @@ struct exit_bind {
 struct bind {
 	uint8_t role; /* enum kes_kind, or 0xff: unbound */
 	uint8_t nexit;
+	uint32_t need; /* bytes a record must have for every field read */
+	uint32_t fast; /* and for common_pid too: decode_rec()'s fast path */
 	struct exit_bind exit[4];
 	/* entry/detail */
 	struct fld vcpu, match, sub, flag;
@@ -38,43 +52,132 @@ struct bind {
 	uint64_t flag_mask;
 	enum kes_detail detail;
 	const char *isa;
-	/* (key, flags) -> interned display name; exit names repeat endlessly */
+	/* (key, flags) -> interned display name and details; they repeat endlessly */
 	struct {
 		uint64_t key;
 		const char *name;
+		uint16_t explain, implies;
 	} cache[NAME_CACHE];
 };
 
 struct decoder {
+	struct text_decoder *text; /* a text decoder (decode_new_text()): the rest is unused */
 	struct tep_handle *tep;
-	bool swap;   /* file endianness differs from ours */
-	int pid_off; /* common_pid */
+	bool swap;	     /* file endianness differs from ours */
+	uint32_t pid_off;    /* common_pid */
+	uint32_t max_record; /* bytes: a record never exceeds a page */
 	int nbound;
 	int maxid;
-	struct bind **byid; /* indexed by event id */
+	int lim;		 /* the largest id decode_rec()'s fast path takes: -1 none */
+	bool lean;		 /* detail events: their kind only (decode_need_details()) */
+	struct bind **byid;			 /* indexed by event id */
+	uint64_t known[(MAX_EVENT_ID + 1) / 64]; /* ids some format has */
+	uint64_t unknown;			 /* records whose id no format has */
+	int first_unknown;
+	uint64_t first_unknown_ts; /* its time and CPU */
+	int first_unknown_cpu;
+	uint64_t short_records; /* records shorter than the fields their format says they have */
+	char err[320];		/* why the formats cannot be used, or "" */
 };
 
-static struct fld field_of(struct tep_event *ev, const char *name)
+static bool name_eq(const char *table_name, const char *s)
+{
+	return table_name && strcmp(table_name, s) == 0;
+}
+
+static void add_table(struct decode_role *r, const struct exit_table *t, uint8_t role)
+{
+	if (r->nt && r->role != role)
+		return; /* a table of another kind on the same event: the first kind wins */
+	r->role = role;
+	if (r->nt < DECODE_MAX_TABLES)
+		r->t[r->nt++] = t;
+}
+
+void decode_role_of(const struct exit_types *types, const char *sys, const char *ev,
+		    struct decode_role *r)
+{
+	*r = (struct decode_role){.role = DECODE_ROLE_NONE};
+	for (size_t i = 0; i < types->n; i++) {
+		const struct exit_table *t = &types->tables[i];
+
+		if (name_eq(t->exit_event, ev) && (!sys || name_eq(t->exit_system, sys)))
+			add_table(r, t, t->kind == EXIT_TABLE_USERSPACE ? KES_UEXIT : KES_EXIT);
+	}
+	bool is_exit = r->nt > 0;
+
+	for (size_t i = 0; i < types->n && !is_exit; i++) {
+		const struct exit_table *t = &types->tables[i];
+
+		if (name_eq(t->entry_event, ev) && (!sys || name_eq(t->entry_system, sys)))
+			add_table(r, t, t->kind == EXIT_TABLE_USERSPACE ? KES_UENTRY : KES_ENTRY);
+	}
+	if (!r->nt && (r->detail = exit_types_detail(types, sys, ev)))
+		r->role = KES_DETAIL;
+}
+
+static void fail(struct decoder *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fail(struct decoder *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (d->err[0])
+		return; /* the first problem is the one to name */
+	va_start(ap, fmt);
+	vsnprintf(d->err, sizeof(d->err), fmt, ap);
+	va_end(ap);
+}
+
+static struct fld field_of(struct decoder *d, struct tep_event *ev, const char *name)
 {
 	struct fld f = {0};
 	struct tep_format_field *tf;
 
 	if (!name || !(tf = tep_find_field(ev, name)))
 		return f;
-	f.off = tf->offset;
-	f.size = tf->size;
+	/* int in libtraceevent: a huge offset in the file comes out negative */
+	if (tf->offset < 0 || tf->size < 0 ||
+	    (uint64_t)tf->offset + (uint64_t)tf->size > d->max_record) {
+		fail(d,
+		     "event %s:%s: field '%s' at offset %d (size %d) lies outside any record "
+		     "(a page holds %u bytes)",
+		     ev->system, ev->name, name, tf->offset, tf->size, d->max_record);
+		return f;
+	}
+	f.off = (uint32_t)tf->offset;
+	f.size = (uint32_t)tf->size;
 	f.is_signed = tf->flags & TEP_FIELD_IS_SIGNED;
 	f.present = f.size == 1 || f.size == 2 || f.size == 4 || f.size == 8;
+	/* the fields the tables name are numbers: another size is a changed format */
+	if (!f.present)
+		fail(d, "event %s:%s: field '%s' has %d bytes (a number has 1, 2, 4 or 8)",
+		     ev->system, ev->name, name, tf->size);
 	return f;
 }
 
-static uint64_t load(const struct decoder *d, const void *data, int size, const struct fld *f)
+static void needs(struct bind *b, const struct fld *f)
+{
+	if (f->present && f->off + f->size > b->need)
+		b->need = f->off + f->size;
+}
+
+/*
+ * A field's value. checked: the record may be shorter than the field, or of
+ * the other byte order; unchecked (a constant at every call, so the compiler
+ * drops the tests) is for records decode_rec() has seen to hold every field
+ * of their bind (b->need) in host order.
+ */
+static inline __attribute__((always_inline)) uint64_t
+load_as(const struct decoder *d, const void *data, int size, const struct fld *f, bool checked)
 {
 	uint64_t v = 0;
 
-	if (!f->present || f->off + f->size > size)
+	if (!f->present)
 		return 0;
-	if (d->swap)
+	if (checked && (size < 0 || (uint64_t)f->off + f->size > (uint64_t)size))
+		return 0;
+	if (checked && d->swap)
 		return tep_read_number(d->tep, (const char *)data + f->off, f->size);
 	switch (f->size) {
 	case 1: {
@@ -102,114 +205,275 @@ static uint64_t load(const struct decoder *d, const void *data, int size, const 
 	return v;
 }
 
-static struct bind *bind_for(struct decoder *d, struct tep_event *ev, uint8_t role)
+static uint64_t load(const struct decoder *d, const void *data, int size, const struct fld *f)
 {
-	if (ev->id < 0 || ev->id > d->maxid)
-		return NULL;
-	struct bind *b = d->byid[ev->id];
-	if (!b) {
-		b = xcalloc(1, sizeof(*b));
-		b->role = role;
-		d->byid[ev->id] = b;
-		d->nbound++;
-	}
-	return b->role == role ? b : NULL;
+	return load_as(d, data, size, f, true);
 }
 
-static void bind_exit(struct decoder *d, const struct exit_table *t)
+static struct bind *bind_new(struct decoder *d, struct tep_event *ev, uint8_t role)
 {
-	struct tep_event *ev = tep_find_event_by_name(d->tep, t->exit_system, t->exit_event);
-	uint8_t role = t->kind == EXIT_TABLE_USERSPACE ? KES_UEXIT : KES_EXIT;
 	struct bind *b;
 
-	if (!ev || !(b = bind_for(d, ev, role)) || b->nexit == ARRAY_SIZE(b->exit))
-		return;
-	struct fld reason = field_of(ev, t->reason_field);
-	if (!reason.present)
+	if (ev->id < 0 || ev->id > d->maxid || d->byid[ev->id])
+		return NULL;
+	b = xcalloc(1, sizeof(*b));
+	b->role = role;
+	d->byid[ev->id] = b;
+	d->nbound++;
+	return b;
+}
+
+static void bind_exit(struct decoder *d, struct bind *b, struct tep_event *ev,
+		      const struct exit_table *t)
+{
+	struct fld reason = field_of(d, ev, t->reason_field);
+
+	if (b->nexit == ARRAY_SIZE(b->exit) || !reason.present)
 		return; /* a kernel whose event lacks the field: the table does not apply */
 	struct exit_bind *x = &b->exit[b->nexit];
 	*x = (struct exit_bind){.t = t, .reason = reason};
-	x->sub = field_of(ev, t->sub_field);
-	x->error = field_of(ev, t->error_field);
-	x->vcpu = field_of(ev, t->vcpu_field);
-	x->match = field_of(ev, t->match.field);
+	x->sub = field_of(d, ev, t->sub_field);
+	x->error = field_of(d, ev, t->error_field);
+	x->vcpu = field_of(d, ev, t->vcpu_field);
+	x->match = field_of(d, ev, t->match.field);
+	x->dfield = field_of(d, ev, t->detail_field);
+	x->skfield = field_of(d, ev, t->subkey_field);
+	x->sklow = field_of(d, ev, t->subkey_low_field);
+	x->dkind = t->detail_kind && exit_types_detail_kind(t->detail_kind) > 0
+		       ? (enum kes_detail)exit_types_detail_kind(t->detail_kind)
+		       : KES_D_NONE;
 	if (t->match.field && !x->match.present)
 		return;
 	symbolic_names(ev, t, &x->over, &x->nover);
+	needs(b, &x->reason);
+	needs(b, &x->sub);
+	needs(b, &x->error);
+	needs(b, &x->vcpu);
+	needs(b, &x->match);
 	b->nexit++;
 }
 
-static void bind_entry(struct decoder *d, const struct exit_table *t)
+/* An entry shared by tables (kvm_entry: VMX and SVM) reads as the last one's. */
+static void bind_entry(struct decoder *d, struct bind *b, struct tep_event *ev,
+		       const struct exit_table *t)
 {
-	struct tep_event *ev;
-	uint8_t role = t->kind == EXIT_TABLE_USERSPACE ? KES_UENTRY : KES_ENTRY;
-	struct bind *b;
-
-	if (!t->entry_event)
-		return;
-	ev = tep_find_event_by_name(d->tep, t->entry_system, t->entry_event);
-	if (!ev || !(b = bind_for(d, ev, role)))
-		return;
-	b->vcpu = field_of(ev, t->vcpu_field);
-	b->match = field_of(ev, t->entry_match.field);
+	b->vcpu = field_of(d, ev, t->vcpu_field);
+	b->match = field_of(d, ev, t->entry_match.field);
 	b->match_value = t->entry_match.value;
 	b->isa = t->isa;
+	needs(b, &b->vcpu);
+	needs(b, &b->match);
 }
 
-static void bind_detail(struct decoder *d, const struct detail_event *de)
+static void bind_detail(struct decoder *d, struct bind *b, struct tep_event *ev,
+			const struct exit_detail *de)
 {
-	struct tep_event *ev = tep_find_event_by_name(d->tep, de->system, de->event);
+	b->detail = (enum kes_detail)de->kind;
+	b->sub = field_of(d, ev, de->sub_field);
+	b->flag = field_of(d, ev, de->flag_field);
+	b->flag_mask = de->flag_mask;
+	b->vcpu = field_of(d, ev, "vcpu_id");
+	needs(b, &b->sub);
+	needs(b, &b->flag);
+	needs(b, &b->vcpu);
+}
+
+struct bind_walk {
+	struct decoder *d;
+	const struct exit_types *types;
+};
+
+/* One event the tables name: what it is to them (decode_role_of, as text), bound to its fields. */
+static void bind_event(const char *sys, const char *name, void *arg)
+{
+	struct bind_walk *w = arg;
+	struct tep_event *ev = tep_find_event_by_name(w->d->tep, sys, name);
+	struct decode_role r;
 	struct bind *b;
 
-	if (!ev || !(b = bind_for(d, ev, KES_DETAIL)))
+	if (!ev)
 		return;
-	b->detail = de->kind;
-	b->sub = field_of(ev, de->sub_field);
-	b->flag = field_of(ev, de->flag_field);
-	b->flag_mask = de->flag_mask;
-	b->vcpu = field_of(ev, "vcpu_id");
+	decode_role_of(w->types, sys, name, &r);
+	if (r.role == DECODE_ROLE_NONE)
+		return;
+	/*
+	 * libtraceevent keeps an event whose format it could not parse, with the
+	 * fields it read before the error (a size of -1, an offset of -2): bound,
+	 * it would lack fields and its records would silently count as nothing.
+	 */
+	if (ev->flags & TEP_EVENT_FL_FAILED) {
+		fail(w->d, "event %s:%s: its format in the file does not parse", sys, name);
+		return;
+	}
+	if (!(b = bind_new(w->d, ev, r.role)))
+		return;
+	for (size_t i = 0; i < r.nt; i++) {
+		if (r.role == KES_EXIT || r.role == KES_UEXIT)
+			bind_exit(w->d, b, ev, r.t[i]);
+		else
+			bind_entry(w->d, b, ev, r.t[i]);
+	}
+	if (r.role == KES_DETAIL)
+		bind_detail(w->d, b, ev, r.detail);
 }
 
-static int max_event_id(struct tep_handle *tep)
+/*
+ * Every format's id fits common_type and no two formats share one (the
+ * records of one would be read as the other's). Fills d->known, d->maxid.
+ */
+static int check_ids(struct decoder *d)
 {
-	int n = tep_get_events_count(tep), maxid = 0;
+	int n = tep_get_events_count(d->tep);
 
 	for (int i = 0; i < n; i++) {
-		struct tep_event *ev = tep_get_event(tep, i);
-		if (ev && ev->id > maxid)
-			maxid = ev->id;
+		struct tep_event *ev = tep_get_event(d->tep, i);
+
+		if (!ev)
+			continue;
+		if (ev->id < 0 || ev->id > MAX_EVENT_ID) {
+			fail(d, "event %s:%s has ID %d: event ids are 16-bit (common_type)",
+			     ev->system, ev->name, ev->id);
+			return -1;
+		}
+		if (d->known[ev->id / 64] >> (ev->id % 64) & 1) {
+			struct tep_event *other = tep_find_event(d->tep, ev->id);
+
+			fail(d, "events %s:%s and %s:%s have the same ID %d", ev->system, ev->name,
+			     other ? other->system : "?", other ? other->name : "?", ev->id);
+			return -1;
+		}
+		d->known[ev->id / 64] |= 1ULL << (ev->id % 64);
+		if (ev->id > d->maxid)
+			d->maxid = ev->id;
 	}
-	return maxid;
+	return 0;
 }
 
-struct decoder *decoder_new(struct tep_handle *tep, const struct exit_types *types)
+static int cmp_field_offset(const void *pa, const void *pb)
+{
+	const struct tep_format_field *a = *(const struct tep_format_field *const *)pa;
+	const struct tep_format_field *b = *(const struct tep_format_field *const *)pb;
+
+	return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/*
+ * The kernel lays an event's fields out one after the other: two that share
+ * bytes mean a changed offset or size, and a field read from the wrong
+ * bytes gives plausible numbers (a reason read from the errno).
+ */
+static void check_overlap(struct decoder *d, struct tep_event *ev)
+{
+	struct tep_format_field *v[256], *f;
+	size_t n = 0;
+
+	for (f = ev->format.common_fields; f && n < ARRAY_SIZE(v); f = f->next)
+		v[n++] = f;
+	for (f = ev->format.fields; f && n < ARRAY_SIZE(v); f = f->next)
+		v[n++] = f;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_field_offset);
+	for (size_t i = 1; i < n; i++)
+		if ((int64_t)v[i - 1]->offset + v[i - 1]->size > v[i]->offset)
+			fail(d, "event %s:%s: fields '%s' and '%s' overlap (offsets %d and %d)",
+			     ev->system, ev->name, v[i - 1]->name, v[i]->name, v[i - 1]->offset,
+			     v[i]->offset);
+}
+
+/* common_pid is an int at offset 4 on every kernel; the format says so, within a record. */
+static void find_pid(struct decoder *d)
+{
+	struct tep_event *first = tep_get_first_event(d->tep);
+	struct tep_format_field *cp = first ? tep_find_common_field(first, "common_pid") : NULL;
+
+	d->pid_off = 4;
+	if (!cp || cp->size != 4)
+		return;
+	if (cp->offset < 0 || (uint64_t)cp->offset + 4 > d->max_record)
+		fail(d, "common_pid at offset %d lies outside any record", cp->offset);
+	else
+		d->pid_off = (uint32_t)cp->offset;
+}
+
+struct decoder *decode_new(struct tep_handle *tep, const struct exit_types *types)
 {
 	struct decoder *d = xcalloc(1, sizeof(*d));
+	int page = tep_get_page_size(tep);
 
 	d->tep = tep;
 	d->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
-	d->maxid = max_event_id(tep);
-	/* common_type is a u16 at 0 and common_pid an int at 4 on every kernel; ask anyway */
-	struct tep_event *first = tep_get_first_event(tep);
-	struct tep_format_field *cp = first ? tep_find_common_field(first, "common_pid") : NULL;
-	d->pid_off = cp && cp->size == 4 ? cp->offset : 4;
-	d->byid = xcalloc((size_t)d->maxid + 1, sizeof(*d->byid));
-	for (size_t i = 0; i < types->n; i++) {
-		if (types->tables[i].kind == EXIT_TABLE_NAMES)
-			continue;
-		bind_exit(d, &types->tables[i]);
-		bind_entry(d, &types->tables[i]);
+	/* A page the file does not state: the largest a kernel ring buffer has. */
+	d->max_record = page > 0 ? (uint32_t)page : 1u << 27;
+	d->first_unknown = -1;
+	if (check_ids(d) < 0) {
+		d->maxid = d->lim = -1; /* nothing bound: decode_error() says why */
+		return d;
 	}
-	for (size_t i = 0; i < decode_ndetail_events; i++)
-		bind_detail(d, &decode_detail_events[i]);
+	find_pid(d);
+	d->byid = xcalloc((size_t)d->maxid + 1, sizeof(*d->byid));
+	exit_types_events(types, EXIT_NEED_ALL, bind_event, &(struct bind_walk){d, types});
+	for (int id = 0; id <= d->maxid && !d->err[0]; id++)
+		if (d->byid[id]) {
+			struct tep_event *ev = tep_find_event(tep, id);
+			if (ev)
+				check_overlap(d, ev);
+		}
+	/* none after an error; none for a swapped file: tep_read_number() per field */
+	d->lim = d->err[0] || d->swap ? -1 : d->maxid;
+	for (int id = 0; id <= d->lim; id++)
+		if (d->byid[id])
+			d->byid[id]->fast =
+			    d->byid[id]->need > d->pid_off + 4 ? d->byid[id]->need : d->pid_off + 4;
 	return d;
 }
 
-void decoder_free(struct decoder *d)
+struct decoder *decode_new_text(const struct exit_types *types)
+{
+	struct decoder *d = xcalloc(1, sizeof(*d));
+
+	d->text = text_decoder_new(types);
+	d->nbound = 1; /* text names its events: there is nothing to bind up front */
+	d->byid = xcalloc(1, sizeof(*d->byid));
+	d->lim = -1;
+	return d;
+}
+
+void decode_need_details(struct decoder *d, bool need)
+{
+	d->lean = !need;
+}
+
+void decode_text_plugin_names(struct decoder *d, bool on)
+{
+	text_decoder_set_plugin_names(d->text, on);
+}
+
+int decode_text(struct decoder *d, const struct kes_text_rec *r, struct kes_event *ev)
+{
+	return text_decode(d->text, r, ev);
+}
+
+const char *decode_text_why(const struct decoder *d)
+{
+	return text_decode_why(d->text);
+}
+
+int decode_text_role(struct decoder *d, const struct kes_text_rec *r)
+{
+	return text_decode_role(d->text, r);
+}
+
+bool decode_text_label(struct decoder *d, const struct kes_text_rec *r, const char *w, size_t len)
+{
+	return text_decode_label(d->text, r, w, len);
+}
+
+void decode_free(struct decoder *d)
 {
 	if (!d)
 		return;
-	for (int i = 0; i <= d->maxid; i++) {
+	text_decoder_free(d->text);
+	for (int i = 0; d->byid && i <= d->maxid; i++) {
 		if (!d->byid[i])
 			continue;
 		for (int j = 0; j < d->byid[i]->nexit; j++)
@@ -220,9 +484,34 @@ void decoder_free(struct decoder *d)
 	free(d);
 }
 
-int decoder_nbound(const struct decoder *d)
+bool decode_binds(const struct decoder *d, enum kes_kind role)
 {
-	return d->nbound;
+	for (int i = 0; d->byid && i <= d->maxid; i++)
+		if (d->byid[i] && d->byid[i]->role == role &&
+		    (role != KES_EXIT || d->byid[i]->nexit))
+			return true;
+	return false;
+}
+
+int decode_nbound(const struct decoder *d)
+{
+	return d->err[0] ? 0 : d->nbound;
+}
+
+const char *decode_error(const struct decoder *d)
+{
+	return d->err[0] ? d->err : NULL;
+}
+
+uint64_t decode_unknown_ids(const struct decoder *d, int *first)
+{
+	*first = d->first_unknown;
+	return d->unknown;
+}
+
+uint64_t decode_short_records(const struct decoder *d)
+{
+	return d->short_records;
 }
 
 static const struct exit_bind *pick_exit(const struct decoder *d, const struct bind *b,
@@ -237,16 +526,27 @@ static const struct exit_bind *pick_exit(const struct decoder *d, const struct b
 	return NULL;
 }
 
+/*
+ * The exit's name; in *explain the detail kind that explains it, in *implies
+ * the one it says the kvm_exit before it was (exit-table.h).
+ */
 static const char *exit_name(struct bind *b, const struct exit_bind *x, uint64_t key,
-			     uint64_t flags)
+			     uint64_t flags, uint16_t *explain, uint16_t *implies)
 {
 	uint64_t ck = key ^ (flags * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)(x - b->exit) << 60;
 	size_t slot = (size_t)((ck ^ (ck >> 17)) % NAME_CACHE);
 
-	if (b->cache[slot].name && b->cache[slot].key == ck)
-		return b->cache[slot].name;
-	b->cache[slot].key = ck;
-	b->cache[slot].name = exit_table_display(x->t, x->over, x->nover, key, flags);
+	if (!b->cache[slot].name || b->cache[slot].key != ck) {
+		b->cache[slot].key = ck;
+		b->cache[slot].name = exit_table_display(x->t, x->over, x->nover, key, flags);
+		b->cache[slot].explain = (uint16_t)exit_table_explain(x->t, key);
+		const char *kind = x->t->nimplies ? exit_table_detail(x->t, key) : NULL;
+		b->cache[slot].implies =
+		    kind && exit_types_detail_kind(kind) > 0 ? (uint16_t)exit_types_detail_kind(kind)
+							     : KES_D_NONE;
+	}
+	*explain = b->cache[slot].explain;
+	*implies = b->cache[slot].implies;
 	return b->cache[slot].name;
 }
 
@@ -264,53 +564,112 @@ static void decode_exit(struct decoder *d, struct bind *b, const void *data, int
 			   x->sub.present ? load(d, data, size, &x->sub) : 0,
 			   x->error.present ? (int64_t)load(d, data, size, &x->error) : 0, &key,
 			   &flags);
-	ev->reason = exit_name(b, x, key, flags);
+	ev->reason = exit_name(b, x, key, flags, &ev->detail, &ev->implies);
 	ev->isa = x->t->isa;
+	if (x->dfield.present && load(d, data, size, &x->dfield))
+		ev->detail = x->dkind;
+	if (x->skfield.present && exit_table_has_subkey(x->t, key)) {
+		ev->sub = exit_table_subkey(x->t, load(d, data, size, &x->skfield),
+					    load(d, data, size, &x->sklow));
+		ev->flags = KES_EXIT_HAS_SUB;
+	}
 	if (x->vcpu.present)
 		ev->vcpu = (int32_t)load(d, data, size, &x->vcpu);
 }
 
-int decoder_decode(struct decoder *d, const void *data, int size, uint64_t ts, int cpu,
-		   struct kes_event *ev)
+/*
+ * The fields of an entry or detail record into ev (its common part set).
+ * Returns 1, or 0 for an entry whose match field says it is none.
+ */
+static inline __attribute__((always_inline)) int
+decode_fields(struct decoder *d, struct bind *b, const void *data, int size, struct kes_event *ev,
+	      bool checked)
+{
+	switch (b->role) {
+	case KES_EXIT:
+	case KES_UEXIT:
+		decode_exit(d, b, data, size, ev); /* one event in seven: always checked */
+		break;
+	case KES_ENTRY:
+	case KES_UENTRY:
+		if (b->match.present &&
+		    (int64_t)load_as(d, data, size, &b->match, checked) != b->match_value)
+			return 0;
+		if (b->vcpu.present)
+			ev->vcpu = (int32_t)load_as(d, data, size, &b->vcpu, checked);
+		ev->isa = b->isa;
+		break;
+	case KES_DETAIL:
+		ev->detail = b->detail;
+		if (d->lean)
+			break; /* no view reads its fields: its kind and place are all */
+		ev->sub = load_as(d, data, size, &b->sub, checked);
+		if (b->flag.present) {
+			ev->value = load_as(d, data, size, &b->flag, checked);
+			ev->flags = (ev->value & b->flag_mask) != 0;
+		}
+		if (b->vcpu.present)
+			ev->vcpu = (int32_t)load_as(d, data, size, &b->vcpu, checked);
+		break;
+	}
+	return 1;
+}
+
+/* Any record: unknown ids counted, short records and the other byte order handled. */
+/* noinline: inlined, its registers would cost decode_rec()'s fast path a longer prologue */
+static __attribute__((noinline)) int decode_checked(struct decoder *d, const void *data, int size,
+						    uint64_t ts, int cpu, struct kes_event *ev)
 {
 	uint16_t type;
 
-	if (size < d->pid_off + 4)
+	if (d->err[0])
 		return 0;
 	memcpy(&type, data, sizeof(type));
 	if (d->swap)
 		type = (uint16_t)tep_read_number(d->tep, data, 2);
-	if (type > d->maxid || !d->byid[type])
+	if (!(d->known[type / 64] >> (type % 64) & 1)) {
+		/* the earliest by (ts, cpu), the one order: the feed decodes each CPU ahead of it */
+		if (!d->unknown++ || ts < d->first_unknown_ts ||
+		    (ts == d->first_unknown_ts && cpu < d->first_unknown_cpu)) {
+			d->first_unknown = type;
+			d->first_unknown_ts = ts;
+			d->first_unknown_cpu = cpu;
+		}
+		return 0;
+	}
+	if ((uint64_t)size < (uint64_t)d->pid_off + 4 || type > d->maxid || !d->byid[type])
 		return 0;
 	struct bind *b = d->byid[type];
+	/* a field past the record reads as 0: counted, so the report can say so */
+	if ((uint32_t)size < b->need)
+		d->short_records++;
 	int32_t pid;
 	memcpy(&pid, (const char *)data + d->pid_off, 4);
 	if (d->swap)
 		pid = (int32_t)tep_read_number(d->tep, (const char *)data + d->pid_off, 4);
 	*ev = (struct kes_event){.ts = ts, .cpu = cpu, .tid = pid, .vcpu = -1, .kind = b->role};
-	switch (b->role) {
-	case KES_EXIT:
-	case KES_UEXIT:
-		decode_exit(d, b, data, size, ev);
-		break;
-	case KES_ENTRY:
-	case KES_UENTRY:
-		if (b->match.present && (int64_t)load(d, data, size, &b->match) != b->match_value)
-			return 0;
-		if (b->vcpu.present)
-			ev->vcpu = (int32_t)load(d, data, size, &b->vcpu);
-		ev->isa = b->isa;
-		break;
-	case KES_DETAIL:
-		ev->detail = b->detail;
-		ev->sub = load(d, data, size, &b->sub);
-		if (b->flag.present) {
-			ev->value = load(d, data, size, &b->flag);
-			ev->flags = (ev->value & b->flag_mask) != 0;
-		}
-		if (b->vcpu.present)
-			ev->vcpu = (int32_t)load(d, data, size, &b->vcpu);
-		break;
-	}
-	return 1;
+	return decode_fields(d, b, data, size, ev, true);
+}
+
+/*
+ * The hot path: a bound id in host order whose record holds every field its
+ * bind reads goes straight to unchecked loads; anything else (an unbound or
+ * unknown id, a short record, a swapped file, an error) to decode_checked(),
+ * which gives the same result the slow way.
+ */
+int decode_rec(struct decoder *d, const void *data, int size, uint64_t ts, int cpu,
+	       struct kes_event *ev)
+{
+	uint16_t type;
+	struct bind *b;
+
+	if (size < 2)
+		return 0;
+	memcpy(&type, data, sizeof(type));
+	if ((int)type > d->lim || !(b = d->byid[type]) || (uint32_t)size < b->fast)
+		return decode_checked(d, data, size, ts, cpu, ev);
+	int32_t pid;
+	memcpy(&pid, (const char *)data + d->pid_off, 4);
+	*ev = (struct kes_event){.ts = ts, .cpu = cpu, .tid = pid, .vcpu = -1, .kind = b->role};
+	return decode_fields(d, b, data, size, ev, false);
 }

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
-#include "common.h"
-#include "symbolic.h"
+#include "alloc.h"
+#include "intern.h"
+#include "decode-local.h"
 
 #define MAX_CONDS 8
 

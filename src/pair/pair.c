@@ -5,27 +5,76 @@
  * kvm_exit and before kvm_entry for the exit/entry machine, but *before*
  * kvm_userspace_exit (the kernel handles the exit, then returns to the VMM)
  * for the userspace machine, so each machine keeps its own slot.
+ *
+ * On the userspace path a run of the guest (KVM_RUN to the exit) may hold
+ * details of accesses the kernel handled itself (a PIO it emulates, a
+ * coalesced VGA write) before the one that made the exit, which the kernel
+ * traces last; and some kernels trace an IN (or an MMIO read) only when the
+ * VMM has answered, after KVM_RUN is entered again. So the sub-key of a
+ * userspace exit is that of the last detail of the kind that explains it
+ * (ev->detail: exit_types' `explain`, KVM_EXIT_IO <- pio), else of the first
+ * one of that kind after the re-entry: the exit's sample then waits for it
+ * (or for the next exit, without a sub-key). An exit nothing explains (a
+ * halt) has no sub-key.
+ *
+ * A userspace exit can also say what the kvm_exit before it was: one that
+ * ends in KVM_EXIT_MMIO was an MMIO access, whatever the hardware called it
+ * (powerpc and riscv trace no kvm_mmio; exit_types/userspace.types,
+ * `detail`). Its kvm_exit is the thread's open one (kvm_entry follows the
+ * VMM's next KVM_RUN), or the one an entry event just closed: book3s PR
+ * traces kvm_book3s_reenter at the end of every in-kernel handling, also
+ * when it returns to the VMM, so there the userspace exit comes after the
+ * "entry". So the x machine counts a handled exit only at the thread's next
+ * exit or userspace exit (or at its end), and a userspace exit in between
+ * still adds its detail to it.
  */
 #include <stdlib.h>
-#include "common.h"
+#include "alloc.h"
+#include "intern.h"
 #include "pair.h"
 
 enum { S_NONE, S_GUEST, S_HOST };
 
 struct machine {
 	uint8_t state;
+	bool pend;	  /* x machine: a handled exit not yet counted (see the top) */
+	uint64_t pend_ns; /* its handling time */
+	uint64_t pend_ts; /* its exit's timestamp */
 	int32_t vcpu;
 	uint64_t ts;
 	const char *reason;
 	const char *isa;
-	struct pair_details d;
+	struct kes_details d;
+	/* userspace path: the last sub-key of each detail kind since KVM_RUN */
+	uint32_t seen;
+	uint64_t last_sub[KES_D_MAX];
+	uint16_t want_after; /* the open exit's sub-key may come after the re-entry: its kind */
+};
+
+/* A timed userspace exit waiting for its sub-key from after the re-entry. */
+struct pending {
+	bool on;
+	uint16_t kind;
+	uint64_t ns;
+	struct machine m; /* the exit as it was at the re-entry */
+};
+
+/* A row's accumulator, kept while its key and the table's epoch stay the same. */
+struct acc_cache {
+	const char *name;
+	int32_t vcpu;
+	uint64_t epoch;
+	struct stats_acc *acc;
 };
 
 struct thread {
 	int32_t tid; /* 0 marks a free slot: the idle task makes no exits */
+	/* [0] the exits table, [1] the userspace one: the exit row, TIMEINGUEST */
+	struct acc_cache exit_c[2], tig_c[2];
 	uint64_t last_ts;
 	struct machine x; /* kvm_exit / kvm_entry */
 	struct machine u; /* kvm_userspace_exit / KVM_RUN */
+	struct pending up;
 };
 
 struct pair {
@@ -35,9 +84,23 @@ struct pair {
 	size_t nslots, used;
 	struct pair_counts n;
 	const char *tig;
+	struct stats_outliers *out[2]; /* [0] kvm_exit, [1] userspace exits; NULL: none kept */
 	pair_namer_fn namer;
 	void *namer_arg;
+	/* a view reads detail events' fields (sub-keys, buckets, outliers): see details_used() */
+	bool details;
+	struct thread *last; /* the thread of the last event: events come in runs of one thread */
 };
+
+static void details_used(struct pair *p)
+{
+	p->details = p->with_sub || p->namer || p->out[0] || p->out[1];
+}
+
+bool pair_reads_details(const struct pair *p)
+{
+	return p->details;
+}
 
 struct pair *pair_new(struct stats_table *exits, struct stats_table *uexits, bool with_sub)
 {
@@ -48,14 +111,24 @@ struct pair *pair_new(struct stats_table *exits, struct stats_table *uexits, boo
 	p->with_sub = with_sub;
 	p->nslots = 64;
 	p->threads = xcalloc(p->nslots, sizeof(*p->threads));
-	p->tig = intern(PAIR_TIMEINGUEST);
+	p->tig = intern(KES_TIMEINGUEST);
+	details_used(p);
 	return p;
+}
+
+void pair_set_outliers(struct pair *p, struct stats_outliers *exits,
+		       struct stats_outliers *uexits)
+{
+	p->out[0] = exits;
+	p->out[1] = uexits;
+	details_used(p);
 }
 
 void pair_set_namer(struct pair *p, pair_namer_fn fn, void *arg)
 {
 	p->namer = fn;
 	p->namer_arg = arg;
+	details_used(p);
 }
 
 void pair_free(struct pair *p)
@@ -75,12 +148,13 @@ static struct thread *slot(struct thread *t, size_t n, int32_t tid)
 	return &t[i];
 }
 
-static struct thread *thread_of(struct pair *p, int32_t tid)
+/* thread_of() past its one-entry cache: the hash, and a new slot when it is a new thread. */
+static __attribute__((noinline)) struct thread *thread_find(struct pair *p, int32_t tid)
 {
 	struct thread *t = slot(p->threads, p->nslots, tid);
 
 	if (t->tid)
-		return t;
+		return p->last = t;
 	if (2 * (p->used + 1) > p->nslots) {
 		struct thread *old = p->threads;
 		size_t n = p->nslots;
@@ -95,11 +169,18 @@ static struct thread *thread_of(struct pair *p, int32_t tid)
 	*t = (struct thread){.tid = tid};
 	t->x.vcpu = t->u.vcpu = -1;
 	p->used++;
-	return t;
+	return p->last = t;
+}
+
+static inline struct thread *thread_of(struct pair *p, int32_t tid)
+{
+	if (p->last && p->last->tid == tid)
+		return p->last;
+	return thread_find(p, tid);
 }
 
 /* Forget an exit's details. value[] stays: mask says none of it is valid. */
-static void details_clear(struct pair_details *d)
+static void details_clear(struct kes_details *d)
 {
 	d->mask = d->flags = 0;
 	d->has_sub = false;
@@ -119,19 +200,123 @@ static struct stats_key exit_key(const struct pair *p, int32_t tid, const struct
 	return k;
 }
 
-static void guest_time(struct pair *p, struct stats_table *tab, int32_t tid,
-		       const struct machine *m, uint64_t ns)
+/* The accumulator an open exit is counted in; a sub-key row learns what its sub-key is. */
+/*
+ * stats_table_get() without its hash while the thread's row stays the same
+ * (the common case: a vCPU makes one exit over and over). Sub-key rows are
+ * not cached: their keys are addresses and ports.
+ */
+static struct stats_acc *row_acc(struct acc_cache *c, struct stats_table *tab,
+				 const struct stats_key *k)
 {
-	struct stats_key k = {.name = p->tig, .tid = tid, .vcpu = m->vcpu};
-
-	stats_acc_add(stats_table_get(tab, &k), ns);
+	if (k->has_sub)
+		return stats_table_get(tab, k);
+	if (c->acc && c->name == k->name && c->vcpu == k->vcpu &&
+	    c->epoch == stats_table_epoch(tab))
+		return c->acc;
+	c->acc = stats_table_get(tab, k);
+	c->name = k->name;
+	c->vcpu = k->vcpu;
+	c->epoch = stats_table_epoch(tab);
+	return c->acc;
 }
 
-static void untimed(struct pair *p, struct stats_table *tab, int32_t tid, struct machine *m)
+static struct stats_acc *exit_acc(struct pair *p, struct stats_table *tab, struct thread *t,
+				  const struct machine *m)
 {
-	struct stats_key k = exit_key(p, tid, m);
+	struct stats_key k = exit_key(p, t->tid, m);
+	struct stats_acc *a = row_acc(&t->exit_c[tab == p->uexits], tab, &k);
 
-	stats_table_get(tab, &k)->untimed++;
+	if (k.has_sub)
+		a->sub_kind = (uint8_t)m->d.sub_kind;
+	return a;
+}
+
+/*
+ * One timed exit (m as it was when it was made, ts its timestamp): its
+ * sample, and the exit itself to the outliers, with the sub-key it has
+ * whether or not the table is keyed by it.
+ */
+static void timed(struct pair *p, struct stats_table *tab, struct thread *t,
+		  const struct machine *m, uint64_t ts, uint64_t ns)
+{
+	struct stats_outliers *o = p->out[tab == p->uexits];
+	int32_t tid = t->tid;
+
+	stats_acc_add(exit_acc(p, tab, t, m), ns);
+	if (!o)
+		return;
+	struct stats_outlier s = {.ns = ns,
+				  .ts = ts,
+				  .tid = tid,
+				  .vcpu = m->vcpu,
+				  .name = exit_key(p, tid, m).name,
+				  .sub = m->d.has_sub ? m->d.sub : 0,
+				  .sub_kind = m->d.has_sub ? (uint8_t)m->d.sub_kind : 0,
+				  .has_sub = m->d.has_sub,
+				  .halt = (m->d.mask >> KES_D_HALT) & 1};
+	stats_outliers_add(o, &s);
+}
+
+/* The waiting exit's sample, with the sub-key it got after the re-entry or none. */
+static void commit_pending(struct pair *p, struct thread *t)
+{
+	if (!t->up.on)
+		return;
+	timed(p, p->uexits, t, &t->up.m, t->up.m.ts, t->up.ns);
+	t->up.on = false;
+}
+
+/* At a userspace exit: the sub-key of the last detail of the kind that explains it. */
+static void explain_uexit(struct machine *m, uint16_t kind)
+{
+	m->want_after = 0;
+	if (kind == KES_D_NONE || kind >= KES_D_MAX) {
+		m->d.has_sub = false;
+		return;
+	}
+	if (m->seen & (1u << kind)) {
+		m->d.sub = m->last_sub[kind];
+		m->d.sub_kind = kind;
+		m->d.has_sub = true;
+	} else {
+		m->d.has_sub = false;
+		m->want_after = kind;
+	}
+}
+
+/* Counts the x machine's handled exit, now that nothing can add to it. */
+static void flush_exit(struct pair *p, struct thread *t)
+{
+	struct machine *m = &t->x;
+
+	if (!m->pend)
+		return;
+	timed(p, p->exits, t, m, m->pend_ts, m->pend_ns);
+	m->pend = false;
+	details_clear(&m->d);
+}
+
+/* A userspace exit's implied detail (no sub-key, no flag) for the kvm_exit it ends. */
+static void uexit_detail(struct thread *t, const struct kes_event *ev)
+{
+	if (ev->implies == KES_D_NONE || ev->implies >= KES_D_MAX)
+		return;
+	if (t->x.state == S_HOST || t->x.pend)
+		t->x.d.mask |= 1u << ev->implies;
+}
+
+static void guest_time(struct pair *p, struct stats_table *tab, struct thread *t,
+		       const struct machine *m, uint64_t ns)
+{
+	struct stats_key k = {.name = p->tig, .tid = t->tid, .vcpu = m->vcpu};
+
+	stats_acc_add(row_acc(&t->tig_c[tab == p->uexits], tab, &k), ns);
+}
+
+static void untimed(struct pair *p, struct stats_table *tab, struct thread *t, struct machine *m)
+{
+	exit_acc(p, tab, t, m)->untimed++;
 	p->n.untimed++;
 }
 
@@ -139,10 +324,12 @@ static void untimed(struct pair *p, struct stats_table *tab, int32_t tid, struct
 static void exit_event(struct pair *p, struct stats_table *tab, struct thread *t, struct machine *m,
 		       const struct kes_event *ev, bool keep_details)
 {
+	if (keep_details)
+		commit_pending(p, t); /* its sub-key did not come: this is the next exit */
 	if (m->state == S_GUEST)
-		guest_time(p, tab, t->tid, m, ev->ts - m->ts);
+		guest_time(p, tab, t, m, ev->ts - m->ts);
 	else if (m->state == S_HOST)
-		untimed(p, tab, t->tid, m);
+		untimed(p, tab, t, m);
 	if (ev->vcpu >= 0)
 		m->vcpu = ev->vcpu;
 	m->state = S_HOST;
@@ -151,20 +338,42 @@ static void exit_event(struct pair *p, struct stats_table *tab, struct thread *t
 	m->isa = ev->isa;
 	if (!keep_details)
 		details_clear(&m->d);
+	else
+		explain_uexit(m, ev->detail);
+	/* A detail the exit event itself carries (book3s HV ceded=1: a halt). */
+	if (ev->kind == KES_EXIT && ev->detail > KES_D_NONE && ev->detail < KES_D_MAX)
+		m->d.mask |= 1u << ev->detail;
+	/*
+	 * The exit's own sub-key (PR's dar): a fault address, so a detail that
+	 * names what was accessed (kvm_mmio's gpa) still outranks it.
+	 */
+	if (ev->kind == KES_EXIT && (ev->flags & KES_EXIT_HAS_SUB)) {
+		m->d.sub = ev->sub;
+		m->d.sub_kind = KES_D_PF;
+		m->d.has_sub = true;
+	}
 }
 
 static void entry_event(struct pair *p, struct stats_table *tab, struct thread *t,
 			struct machine *m, const struct kes_event *ev)
 {
-	if (m->state == S_HOST) {
-		struct stats_key k = exit_key(p, t->tid, m);
-		stats_acc_add(stats_table_get(tab, &k), ev->ts - m->ts);
+	if (m->state == S_HOST && m == &t->x) {
+		m->pend = true; /* counted by flush_exit(): a userspace exit may follow */
+		m->pend_ns = ev->ts - m->ts;
+		m->pend_ts = m->ts;
+	} else if (m->state == S_HOST && m->want_after && (p->with_sub || p->out[1])) {
+		t->up = (struct pending){.on = true, .kind = m->want_after, .ns = ev->ts - m->ts, .m = *m};
+	} else if (m->state == S_HOST) {
+		timed(p, tab, t, m, m->ts, ev->ts - m->ts);
 	}
 	if (ev->vcpu >= 0)
 		m->vcpu = ev->vcpu;
 	m->state = S_GUEST;
 	m->ts = ev->ts;
-	details_clear(&m->d);
+	m->seen = 0;
+	m->want_after = 0;
+	if (!m->pend)
+		details_clear(&m->d);
 }
 
 /*
@@ -175,6 +384,8 @@ static void entry_event(struct pair *p, struct stats_table *tab, struct thread *
 static int sub_rank(unsigned kind)
 {
 	switch (kind) {
+	case KES_D_HALT:
+		return 0; /* no sub-key at all */
 	case KES_D_PIO:
 	case KES_D_MMIO:
 	case KES_D_MSR:
@@ -191,12 +402,13 @@ static int sub_rank(unsigned kind)
  * The best-ranked detail gives the sub-key, the first of each kind its value;
  * every detail adds to the mask that buckets read.
  */
-static void add_detail(struct pair_details *d, const struct kes_event *ev)
+static void add_detail(struct kes_details *d, const struct kes_event *ev)
 {
 	uint32_t bit = 1u << ev->detail;
 
 	if (!(d->mask & bit)) {
-		if (!d->has_sub || sub_rank(ev->detail) > sub_rank(d->sub_kind)) {
+		if (sub_rank(ev->detail) &&
+		    (!d->has_sub || sub_rank(ev->detail) > sub_rank(d->sub_kind))) {
 			d->sub = ev->sub;
 			d->sub_kind = ev->detail;
 			d->has_sub = true;
@@ -208,14 +420,108 @@ static void add_detail(struct pair_details *d, const struct kes_event *ev)
 		d->flags |= bit;
 }
 
-static void detail_event(struct thread *t, const struct kes_event *ev)
+static void detail_event(struct pair *p, struct thread *t, const struct kes_event *ev)
 {
 	if (ev->detail >= KES_D_MAX)
 		return; /* no decoder makes one; value[] has no room for it */
 	if (t->x.state == S_HOST)
 		add_detail(&t->x.d, ev);
-	if (t->u.state != S_HOST)
-		add_detail(&t->u.d, ev);
+	if (t->u.state == S_HOST)
+		return;
+	if (t->up.on && ev->detail == t->up.kind) {
+		/* the previous exit's own, traced once the VMM had answered: not the next one's */
+		t->up.m.d.sub = ev->sub;
+		t->up.m.d.sub_kind = ev->detail;
+		t->up.m.d.has_sub = true;
+		commit_pending(p, t);
+		return;
+	}
+	add_detail(&t->u.d, ev);
+	t->u.seen |= 1u << ev->detail;
+	t->u.last_sub[ev->detail] = ev->sub;
+}
+
+/*
+ * A userspace exit while the thread's previous one is still open: the VMM
+ * called KVM_RUN again and it returned before entering the guest (-EINTR:
+ * a signal was pending; riscv and arm64 trace no kvm_fpu to mark the call,
+ * and no kvm_entry came). The previous exit's handling ended inside that
+ * call, so it is timed until this exit: an upper bound by the few
+ * microseconds KVM_RUN took to notice the signal. No detail can have come
+ * in between (the machine was in the host), and none carries over.
+ */
+static void back_to_back(struct pair *p, struct thread *t, const struct kes_event *ev)
+{
+	struct machine *m = &t->u;
+
+	commit_pending(p, t);
+	if (m->state != S_HOST)
+		return;
+	timed(p, p->uexits, t, m, m->ts, ev->ts - m->ts);
+	m->state = S_NONE;
+	details_clear(&m->d);
+}
+
+/* An event whose timestamp went back on its thread: pairing across it would invent a duration. */
+static __attribute__((noinline)) void backwards(struct pair *p, struct thread *t)
+{
+	p->n.backwards++;
+	commit_pending(p, t);
+	flush_exit(p, t);
+	t->x.state = t->u.state = S_NONE;
+}
+
+/* The machines' work on one event (noinline: pair_event()'s common case stays short). */
+static __attribute__((noinline)) void machine_event(struct pair *p, struct thread *t,
+						   const struct kes_event *ev)
+{
+	switch (ev->kind) {
+	case KES_EXIT:
+		p->n.exits++;
+		flush_exit(p, t);
+		/*
+		 * A guest exit while a userspace exit is open: the guest ran, so
+		 * KVM_RUN was called again unseen (book3s PR traces nothing when it
+		 * re-enters; its kvm_book3s_reenter came before the userspace
+		 * exit). The next entry belongs to this exit, not to the VMM's
+		 * return: the userspace exit is counted untimed, as nothing can
+		 * time it, and its guest time is unknown.
+		 */
+		if (t->u.state == S_HOST) {
+			untimed(p, p->uexits, t, &t->u);
+			t->u.state = S_NONE;
+		}
+		exit_event(p, p->exits, t, &t->x, ev, false);
+		break;
+	case KES_ENTRY:
+		entry_event(p, p->exits, t, &t->x, ev);
+		/*
+		 * A guest entry proves the thread called KVM_RUN again: it ends an
+		 * open userspace exit where nothing else does (kvm_fpu, which marks
+		 * the return on x86 earlier, exists on no other ISA: arm64 and
+		 * riscv userspace exits were all counted untimed). Only an open
+		 * one: TIMEINGUEST of userspace exits runs across in-kernel exits.
+		 */
+		if (t->u.state == S_HOST)
+			entry_event(p, p->uexits, t, &t->u, ev);
+		break;
+	case KES_UEXIT:
+		p->n.uexits++;
+		/* kvm_userspace_exit has no vcpu id: the thread's exits told it. */
+		if (ev->vcpu < 0 && t->u.vcpu < 0)
+			t->u.vcpu = t->x.vcpu;
+		uexit_detail(t, ev);
+		flush_exit(p, t);
+		back_to_back(p, t, ev);
+		exit_event(p, p->uexits, t, &t->u, ev, true);
+		break;
+	case KES_UENTRY:
+		entry_event(p, p->uexits, t, &t->u, ev);
+		break;
+	case KES_DETAIL:
+		detail_event(p, t, ev);
+		break;
+	}
 }
 
 void pair_event(struct pair *p, const struct kes_event *ev)
@@ -224,31 +530,13 @@ void pair_event(struct pair *p, const struct kes_event *ev)
 		return;
 	struct thread *t = thread_of(p, ev->tid);
 	if (ev->ts < t->last_ts) {
-		/* Out of order on one thread: pairing across it would invent a duration. */
-		p->n.backwards++;
-		t->x.state = t->u.state = S_NONE;
+		backwards(p, t);
 		return;
 	}
 	t->last_ts = ev->ts;
-	switch (ev->kind) {
-	case KES_EXIT:
-		p->n.exits++;
-		exit_event(p, p->exits, t, &t->x, ev, false);
-		break;
-	case KES_ENTRY:
-		entry_event(p, p->exits, t, &t->x, ev);
-		break;
-	case KES_UEXIT:
-		p->n.uexits++;
-		exit_event(p, p->uexits, t, &t->u, ev, true);
-		break;
-	case KES_UENTRY:
-		entry_event(p, p->uexits, t, &t->u, ev);
-		break;
-	case KES_DETAIL:
-		detail_event(t, ev);
-		break;
-	}
+	/* A detail no view reads (details_used()): its place in time was all it had to give. */
+	if (ev->kind != KES_DETAIL || p->details)
+		machine_event(p, t, ev);
 }
 
 static void close_open(struct pair *p)
@@ -257,10 +545,12 @@ static void close_open(struct pair *p)
 		struct thread *t = &p->threads[i];
 		if (!t->tid)
 			continue;
+		commit_pending(p, t);
+		flush_exit(p, t);
 		if (t->x.state == S_HOST)
-			untimed(p, p->exits, t->tid, &t->x);
+			untimed(p, p->exits, t, &t->x);
 		if (t->u.state == S_HOST)
-			untimed(p, p->uexits, t->tid, &t->u);
+			untimed(p, p->uexits, t, &t->u);
 		t->x.state = t->u.state = S_NONE;
 		details_clear(&t->x.d);
 		details_clear(&t->u.d);
@@ -281,13 +571,22 @@ void pair_end_thread(struct pair *p, int32_t tid)
 	t = slot(p->threads, p->nslots, tid);
 	if (!t->tid)
 		return;
+	commit_pending(p, t);
+	flush_exit(p, t);
 	if (t->x.state == S_HOST)
-		untimed(p, p->exits, tid, &t->x);
+		untimed(p, p->exits, t, &t->x);
 	if (t->u.state == S_HOST)
-		untimed(p, p->uexits, tid, &t->u);
+		untimed(p, p->uexits, t, &t->u);
 	t->x.state = t->u.state = S_NONE;
 	details_clear(&t->x.d);
 	details_clear(&t->u.d);
+}
+
+void pair_segment(struct pair *p)
+{
+	close_open(p);
+	for (size_t i = 0; i < p->nslots; i++)
+		p->threads[i].last_ts = 0;
 }
 
 void pair_finish(struct pair *p)

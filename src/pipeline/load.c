@@ -4,6 +4,7 @@
  * told by content, never by file name.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,16 +12,23 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <traceevent/event-parse.h>
-#include "buckets.h"
-#include "common.h"
-#include "collect.h"
+#include "alloc.h"
+#include "bucket-map.h"
 #include "decode.h"
+#include "err.h"
+#include "feed.h"
+#include "intern.h"
 #include "pair.h"
 #include "pipeline.h"
+#include "pipeline-local.h"
 #include "ppctext.h"
+#include "procmap.h"
+#include "reportjson.h"
 #include "source.h"
+#include "term.h"
 
 #define TRACEDAT_MAGIC "\027\010\104tracing"
+#define PERFDATA_MAGIC "PERFILE2" /* tools/perf/util/header.c: perf.data, version 2 */
 
 void input_result_init(struct input_result *r)
 {
@@ -35,8 +43,27 @@ void input_result_free(struct input_result *r)
 	stats_table_free(r->exits);
 	stats_table_free(r->uexits);
 	stats_table_free(r->summary);
+	procmap_free(r->procs);
 	free(r->comms);
+	for (size_t i = 0; i < r->nwarnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
 	*r = (struct input_result){0};
+}
+
+void input_warn(struct input_result *r, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < r->nwarnings; i++)
+		if (!strcmp(r->warnings[i], buf))
+			return;
+	r->warnings = xrealloc(r->warnings, (r->nwarnings + 1) * sizeof(*r->warnings));
+	r->warnings[r->nwarnings++] = xstrdup(buf);
 }
 
 const char *input_kind_name(enum input_kind k)
@@ -50,38 +77,83 @@ const char *input_kind_name(enum input_kind k)
 		return "PPC timing report";
 	case INPUT_PPC_DEBUGFS:
 		return "KVM-PPC exit-timing dump";
+	case INPUT_REPORT_JSON:
+		return "kvm-exitstat JSON report";
+	case INPUT_PERF_DATA:
+		return "perf.data, through perf script";
 	default:
 		return "unknown";
 	}
 }
 
 /*
- * Sniffs up to 64 KiB: a mailed report may carry a page of prose before its
- * first row. Sets errno: ENOENT etc. from open, ENODATA for an empty file,
- * EISDIR for a directory, EINVAL for anything else that is not a regular
- * file: inputs are read twice (sniff, then load), which a FIFO or a device
- * cannot do, and the second open of a FIFO whose writer is gone would wait
- * forever (tests/e2e/badinput.sh).
+ * The one open of an input: every stage reads this fd. Only regular files:
+ * an input is read more than once (sniff, then load), which a FIFO or a
+ * device cannot do, and opening a FIFO without a writer would wait forever
+ * (tests/e2e/badinput.sh). Sets errno: ENOENT etc. from open, EISDIR for a
+ * directory, EINVAL for anything else that is not a regular file.
  */
-enum input_kind input_detect(const char *path)
+/*
+ * `-i -`: standard input (a pipe from perf script or trace-cmd report) is
+ * copied to an unlinked file first, as every input is read more than once.
+ * A regular file on stdin is read as it is.
+ */
+static int stdin_copy(void)
 {
 	static char buf[64 * 1024];
-	enum input_kind k = INPUT_UNKNOWN;
-	int fd = open(path, O_RDONLY | O_NONBLOCK);
 	struct stat st;
+	FILE *tmp;
+	int fd;
 	ssize_t n;
 
+	if (fstat(0, &st) == 0 && S_ISREG(st.st_mode))
+		return dup(0);
+	if (!(tmp = tmpfile()))
+		return -1;
+	fd = dup(fileno(tmp));
+	fclose(tmp);
 	if (fd < 0)
-		return INPUT_UNKNOWN;
+		return -1;
+	while ((n = read(0, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(fd, buf, (size_t)n) != n) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+static int open_input(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return stdin_copy();
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
 	if (fstat(fd, &st) < 0)
 		st.st_mode = 0; /* not a regular file either */
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		return INPUT_UNKNOWN;
+		return -1;
 	}
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
+	return fd;
+}
+
+/*
+ * Sniffs up to 64 KiB: a mailed report may carry a page of prose before its
+ * first row. Sets errno: ENODATA for an empty file.
+ */
+enum input_kind input_detect(int fd)
+{
+	static char buf[64 * 1024];
+	enum input_kind k = INPUT_UNKNOWN;
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+
 	if (n <= 0) {
 		errno = n == 0 ? ENODATA : errno;
 		return INPUT_UNKNOWN;
@@ -90,6 +162,11 @@ enum input_kind input_detect(const char *path)
 	if ((size_t)n >= sizeof(TRACEDAT_MAGIC) - 1 &&
 	    memcmp(buf, TRACEDAT_MAGIC, sizeof(TRACEDAT_MAGIC) - 1) == 0)
 		return INPUT_TRACEDAT;
+	if ((size_t)n >= sizeof(PERFDATA_MAGIC) - 1 &&
+	    memcmp(buf, PERFDATA_MAGIC, sizeof(PERFDATA_MAGIC) - 1) == 0)
+		return INPUT_PERF_DATA;
+	if (reportjson_sniff(buf, (size_t)n))
+		return INPUT_REPORT_JSON;
 	if (memchr(buf, '\0', (size_t)n))
 		return INPUT_UNKNOWN; /* binary, and not a trace.dat */
 	if (ppctext_sniff(buf, (size_t)n, &k))
@@ -99,57 +176,215 @@ enum input_kind input_detect(const char *path)
 	return INPUT_UNKNOWN;
 }
 
+/* What the filters need to know of a thread, found once per thread (see thread_of()). */
+struct thread {
+	int32_t tid;
+	int32_t vcpu; /* its events' vcpu_id, else thread_vcpu(); -1: not known */
+	bool wanted;  /* by --pid and -g (its process) */
+};
+
 struct ctx {
 	const struct input_opts *o;
 	struct input_result *r;
 	struct decoder *d;
 	struct pair *p;
-	uint64_t page_lost;	/* losses the pages carry a count for */
-	bool page_lost_unknown; /* a page flagged a loss without room for its count */
+	struct feed *f;		    /* the input's events, to pair/ (input_feed()) */
+	struct feed_counts fc;	    /* what it saw, once it is done */
+	struct tallies tally;	    /* trace.dat: records and page losses per CPU */
+	struct tep_handle *tep;	    /* trace.dat: the thread names of saved_cmdlines */
+	const struct procmap *pm;   /* this input's thread map (record's), or NULL */
+	struct thread *t;	    /* by tid */
+	size_t nt;
+	size_t last;		    /* index of the last thread looked up */
+	/* --vcpu: exits of threads whose vCPU is not known, and the vCPUs there are */
+	uint64_t vcpu_unknown;
+	int32_t unknown_tid;	  /* the first such thread */
+	const char *unknown_name; /* and its name (interned), or NULL */
+	size_t unplaced; /* -p/-g: threads left out whose process the map does not know */
+	bool no_map;	 /* the input has no thread map: -p matched thread ids */
+	uint64_t vcpus_seen[64]; /* bit v: vCPU v had exits (KVM ids are < 4096) */
+	/* trace.dat of a counter clock with --ts-unit: its ticks to ns; NULL: as they are */
+	const struct text_ts_unit *dat_unit;
+	bool filtered;		    /* --vcpu, --pid or -g: wanted() decides */
 };
 
-static bool wanted(const struct input_opts *o, const struct kes_event *ev)
+static const char *thread_name(const struct ctx *c, int32_t tid)
 {
-	if (o->vcpu >= 0 && ev->vcpu >= 0 && ev->vcpu != o->vcpu)
+	if (c->tep)
+		return tep_is_pid_registered(c->tep, tid) ? tep_data_comm_from_pid(c->tep, tid) : NULL;
+	return input_comm(c->r, tid);
+}
+
+/* --pid (a process id, or a thread id) and -g NAME, by the thread's process. */
+static bool thread_wanted(const struct ctx *c, int32_t tid)
+{
+	const struct input_opts *o = c->o;
+	int32_t tgid = procmap_tgid(c->pm, tid);
+
+	if (o->vm_name && (tgid < 0 || procmap_name(c->pm, tgid) != o->vm_name))
 		return false;
 	if (!o->npids)
 		return true;
 	for (size_t i = 0; i < o->npids; i++)
-		if (o->pids[i] == ev->tid)
+		if (o->pids[i] == tid || (tgid > 0 && o->pids[i] == tgid))
 			return true;
 	return false;
 }
 
-static int on_event(void *arg, const struct kes_event *ev)
+/*
+ * A thread's vCPU when its events carry none: the one record saw it run
+ * (the vCPU fd of its KVM_RUN: KVM_CREATE_VCPU's id, as vcpu_id is), else
+ * what its name says (QEMU's "CPU N/KVM" gives QEMU's CPU index, the same
+ * id unless the topology skips APIC ids).
+ */
+static int32_t thread_vcpu(const struct ctx *c, int32_t tid)
 {
-	struct ctx *c = arg;
+	int32_t v = procmap_vcpu(c->pm, tid);
 
-	if (!wanted(c->o, ev))
-		return 0;
-	c->r->kvm_events++;
-	if (ev->kind == KES_EXIT && !c->r->isa)
-		c->r->isa = ev->isa;
-	pair_event(c->p, ev);
-	return 0;
+	return v >= 0 ? v : procmap_vcpu_of_comm(thread_name(c, tid));
 }
 
+static struct thread *thread_of(struct ctx *c, int32_t tid)
+{
+	size_t lo = 0, hi = c->nt;
+
+	if (c->nt && c->t[c->last].tid == tid)
+		return &c->t[c->last];
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->t[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == c->nt || c->t[lo].tid != tid) {
+		c->t = xrealloc(c->t, (c->nt + 1) * sizeof(*c->t));
+		memmove(&c->t[lo + 1], &c->t[lo], (c->nt - lo) * sizeof(*c->t));
+		c->nt++;
+		c->t[lo] = (struct thread){tid, thread_vcpu(c, tid), thread_wanted(c, tid)};
+		if (c->pm && !c->t[lo].wanted && procmap_tgid(c->pm, tid) < 0)
+			c->unplaced++;
+	}
+	c->last = lo;
+	return &c->t[lo];
+}
+
+/*
+ * --vcpu N: a thread's vCPU is its events' vcpu_id when they carry one (the
+ * kvm_exit path), else thread_vcpu()'s (kvm_userspace_exit has no vcpu_id:
+ * record's map, QEMU's "CPU N/KVM", exitgen's "exitgen-vcpuN"). Exits of a thread
+ * whose vCPU is not known are counted: the load then refuses (see
+ * check_vcpu()) rather than show them as vCPU N's or leave them out unsaid.
+ */
+static bool vcpu_wanted(struct ctx *c, struct thread *t, const struct kes_event *ev)
+{
+	bool exit = ev->kind == KES_EXIT || ev->kind == KES_UEXIT;
+
+	if (ev->vcpu >= 0)
+		t->vcpu = ev->vcpu;
+	if (t->vcpu < 0) {
+		if (exit && !c->vcpu_unknown++) {
+			const char *name = thread_name(c, t->tid);
+
+			c->unknown_tid = t->tid;
+			c->unknown_name = name ? intern(name) : NULL;
+		}
+		return false;
+	}
+	if (exit && t->vcpu < 4096)
+		c->vcpus_seen[t->vcpu / 64] |= 1ull << (t->vcpu % 64);
+	return t->vcpu == c->o->vcpu;
+}
+
+static bool wanted(struct ctx *c, const struct kes_event *ev)
+{
+	const struct input_opts *o = c->o;
+	struct thread *t = thread_of(c, ev->tid);
+
+	if (!t->wanted)
+		return false;
+	return o->vcpu < 0 || vcpu_wanted(c, t, ev);
+}
+
+/* libtracecmd's records, one by one: the per-CPU tallies, then the feed. */
 static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu, long long missed)
 {
 	struct ctx *c = arg;
-	struct kes_event ev;
 
-	c->r->events++;
-	if (missed) {
-		/* A gap: whatever was open on any thread may have lost its entry. */
-		pair_lost(c->p);
-		if (missed > 0)
-			c->page_lost += (uint64_t)missed;
-		else
-			c->page_lost_unknown = true;
+	tallies_add(&c->tally, cpu, missed);
+	feed_record(c->f, data, size, ts, cpu, missed);
+	return 0;
+}
+
+/* feed_opts.keep: the filters, asked only when some is set. */
+static bool keep_event(void *arg, const struct kes_event *ev)
+{
+	return wanted(arg, ev);
+}
+
+/*
+ * The input's one feed: its decoder (a trace.dat's; text's reader decodes
+ * its lines itself), the filters through keep_event() when some is set, the
+ * ticks of a counter clock, the timelines.
+ */
+static void input_feed(struct ctx *c, const struct text_ts_unit *unit)
+{
+	struct feed_opts fo = {.d = c->d,
+			       .p = c->p,
+			       .keep = c->filtered ? keep_event : NULL,
+			       .keep_arg = c,
+			       .ts_unit = unit,
+			       .timeline = {c->o->timeline[0], c->o->timeline[1]}};
+
+	c->f = feed_new(&fo);
+}
+
+/* The feed done: what it saw, in c->fc and the input's counts. */
+static void input_feed_end(struct ctx *c)
+{
+	feed_counts(c->f, &c->fc);
+	c->r->kvm_events += c->fc.kvm;
+	if (!c->r->isa)
+		c->r->isa = c->fc.isa;
+	feed_free(c->f);
+	c->f = NULL;
+}
+
+/* The fast path's lanes; the per-CPU tallies from them. */
+static int feed_lanes(struct ctx *c, struct ring_lane **lanes, size_t n, char *e, size_t elen)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++)
+		if (feed_add_lane(c->f, lanes[i]) < 0)
+			ret = err_buf(e, elen, "more than %d CPUs", FEED_MAX_LANES);
+	if (!ret)
+		ret = feed_run(c->f, e, elen);
+	for (size_t i = 0; i < n && i < FEED_MAX_LANES; i++) {
+		struct feed_lane_counts lc;
+
+		feed_lane_counts(c->f, i, &lc);
+		tallies_put(&c->tally, lc.cpu, lc.records, lc.missed, lc.missed_unknown);
 	}
-	if (!decoder_decode(c->d, data, size, ts, cpu, &ev))
-		return 0;
-	return on_event(arg, &ev);
+	return ret;
+}
+
+/* The records, through the feed: the fast path's lanes, else libtracecmd's one by one. */
+static int read_tracedat(struct tracedat *td, struct ctx *c, char *e, size_t elen)
+{
+	struct ring_lane **lanes;
+	size_t n;
+	int ret = tracedat_lanes(td, &lanes, &n, e, elen);
+
+	input_feed(c, c->dat_unit);
+	if (ret > 0)
+		ret = feed_lanes(c, lanes, n, e, elen);
+	else if (ret == 0)
+		ret = tracedat_iterate(td, on_record, c, e, elen);
+	input_feed_end(c);
+	c->r->events += c->fc.records;
+	return ret < 0 ? -1 : 0;
 }
 
 static void add_comm(struct input_result *r, int32_t tid, const char *comm)
@@ -173,49 +408,181 @@ static void comm_of_row(const struct stats_key *k, const struct stats_acc *a, vo
 		add_comm(w->r, k->tid, tep_data_comm_from_pid(w->tep, k->tid));
 }
 
-static int load_tracedat(const char *path, struct ctx *c)
+/* The decoder for td's formats, or NULL after err(). */
+static struct decoder *tracedat_decoder(struct tracedat *td, const char *path, struct ctx *c)
 {
-	char e[256];
-	struct tracedat *td = tracedat_open(path, e, sizeof(e));
-	uint64_t lost;
+	struct decoder *d = decode_new(tracedat_tep(td), c->o->types);
 
-	if (!td)
-		return err("%s", e);
-	c->d = decoder_new(tracedat_tep(td), c->o->types);
-	if (decoder_nbound(c->d) == 0) {
-		decoder_free(c->d);
-		tracedat_close(td);
-		return err("'%s': no KVM events in this trace.dat (recorded without -e kvm?)",
-			   path);
+	if (decode_error(d)) {
+		err("'%s': %s", path, decode_error(d));
+	} else if (decode_nbound(d) == 0) {
+		err("'%s': no KVM events in this trace.dat (recorded without -e kvm?)", path);
+	} else {
+		return d;
 	}
-	int ret = tracedat_iterate(td, on_record, c, e, sizeof(e));
-	if (ret < 0)
-		err("'%s': %s", path, e);
+	decode_free(d);
+	return NULL;
+}
+
+/* After the records: what the file's own counts say, and the thread names. */
+static int tracedat_after(struct tracedat *td, const char *path, struct ctx *c)
+{
+	struct tracedat_info info;
+	int first;
+	uint64_t unknown = decode_unknown_ids(c->d, &first);
+
+	uint64_t shorter = decode_short_records(c->d);
+
+	if (unknown)
+		input_warn(c->r,
+			   "'%s': %llu record%s of event ids no format describes (the first: %d)",
+			   path, (unsigned long long)unknown, unknown == 1 ? "" : "s", first);
+	if (shorter)
+		input_warn(
+		    c->r,
+		    "'%s': %llu record%s shorter than %s format says (fields past the end read "
+		    "as 0)",
+		    path, (unsigned long long)shorter, shorter == 1 ? "" : "s",
+		    shorter == 1 ? "its" : "their");
 	struct comm_walk w = {c->r, tracedat_tep(td)};
 	stats_table_foreach(c->r->exits, comm_of_row, &w);
 	stats_table_foreach(c->r->uexits, comm_of_row, &w);
-	/*
-	 * The per-CPU stats that record stores are complete (drops with
-	 * overwrite off never show in the pages); the pages' own counts are the
-	 * fallback for files from other writers.
-	 */
-	if (datfile_lost_events(path, &lost) == 0) {
-		c->r->lost += lost;
-	} else {
-		/* Other writers' files: pages show overwrites, never drops. */
-		c->r->lost += c->page_lost;
-		c->r->lost_known = false;
+	tracedat_get_info(td, &info);
+	return tallies_check(&c->tally, &info, path, c->r);
+}
+
+/* This input's map into the merged one (report --per-vm names VMs from it). */
+static void merge_procmap(struct input_result *r, const struct procmap *pm)
+{
+	if (!r->procs)
+		r->procs = procmap_new();
+	for (size_t i = 0; i < procmap_nthreads(pm); i++) {
+		int32_t tid, tgid;
+
+		procmap_thread_at(pm, i, &tid, &tgid);
+		procmap_set_thread(r->procs, tid, tgid);
 	}
-	decoder_free(c->d);
+	for (size_t i = 0; i < procmap_nnames(pm); i++) {
+		int32_t pid;
+		const char *name;
+
+		procmap_name_at(pm, i, &pid, &name);
+		procmap_set_name(r->procs, pid, name);
+	}
+}
+
+/*
+ * The thread map record kept in the file (NULL: none, an older recording or
+ * trace-cmd's): --pid then matches thread ids only, which is said once; -g
+ * cannot work without it. Returns 0, or -1 after err().
+ */
+static int use_procmap(struct ctx *c, const char *path, const char *text, size_t len,
+		       struct procmap **pm)
+{
+	char e[256];
+
+	*pm = NULL;
+	if (text && !(*pm = procmap_parse(text, len, e, sizeof(e))))
+		input_warn(c->r, "'%s': %s, not used", path, e);
+	if (*pm) {
+		merge_procmap(c->r, *pm);
+	} else {
+		c->r->procs_missing = true;
+		if (c->o->vm_name)
+			return err("'%s': -g needs the VM names kvm-exitstat record keeps; this "
+				   "input has none (use --pid with a thread id)",
+				   path);
+		if (c->o->npids)
+			input_warn(c->r,
+				   "'%s' has no thread->process map (trace-cmd's files, older "
+				   "kvm-exitstat recordings, text have none): --pid matches thread "
+				   "ids only",
+				   path);
+	}
+	c->pm = *pm;
+	c->no_map = !*pm;
+	return 0;
+}
+
+/*
+ * A trace.dat recorded with a counter clock (trace-cmd record -C x86-tsc,
+ * counter) and no TSC2NSEC conversion holds ticks: as text's integer
+ * timestamps, shown as ticks unless --ts-unit says what one is.
+ */
+static void dat_clock(struct ctx *c, const char *path, const struct tracedat_info *info)
+{
+	c->dat_unit = NULL;
+	if (!info->clock_ticks)
+		return;
+	if (c->o->ts_unit) {
+		c->dat_unit = c->o->ts_unit;
+		return;
+	}
+	c->r->ts_ticks++;
+	input_warn(c->r,
+		   "'%s': recorded with the trace clock %s, which does not count ns (and no "
+		   "TSC2NSEC conversion): times are in ticks; --ts-unit says what one is (ns, "
+		   "us, 2100MHz, ...)",
+		   path, info->clock);
+}
+
+/* Does a view read detail events' fields (decode_need_details())? */
+static bool details_needed(const struct input_opts *o)
+{
+	return o->with_sub || o->buckets || o->outliers[0] || o->outliers[1] || o->vcpu >= 0;
+}
+
+static int load_tracedat(int fd, const char *path, struct ctx *c)
+{
+	char e[256];
+	int sfd = source_stable_fd(fd, e, sizeof(e)), ret = -1;
+	struct tracedat *td = sfd < 0 ? NULL : tracedat_open_fd(sfd, e, sizeof(e));
+	struct tracedat_info info;
+	struct procmap *pm = NULL;
+
+	if (!td) {
+		if (sfd >= 0)
+			close(sfd);
+		return err("'%s': %s", path, e);
+	}
+	c->d = tracedat_decoder(td, path, c);
+	if (c->d)
+		decode_need_details(c->d, details_needed(c->o));
+	tracedat_get_info(td, &info);
+	dat_clock(c, path, &info);
+	c->tep = tracedat_tep(td);
+	if (c->d && use_procmap(c, path, info.procmap, info.procmap_len, &pm) < 0) {
+		decode_free(c->d);
+		c->d = NULL;
+	}
+	if (c->d) {
+		ret = read_tracedat(td, c, e, sizeof(e));
+		if (ret < 0)
+			err("'%s': %s", path, e);
+		else
+			ret = tracedat_after(td, path, c);
+	}
+	decode_free(c->d);
+	tallies_free(&c->tally);
+	procmap_free(pm);
+	c->pm = NULL;
+	c->tep = NULL;
 	tracedat_close(td);
+	close(sfd);
 	return ret;
+}
+
+static int text_event(void *arg, const struct kes_event *ev)
+{
+	feed_event(((struct ctx *)arg)->f, ev);
+	return 0;
 }
 
 static int text_lost(void *arg, int cpu, long long missed)
 {
 	struct ctx *c = arg;
 
-	pair_lost(c->p);
+	feed_lost(c->f);
 	if (missed > 0)
 		c->r->lost += (uint64_t)missed;
 	else
@@ -228,27 +595,143 @@ static void text_comm(void *arg, int32_t tid, const char *comm)
 	add_comm(((struct ctx *)arg)->r, tid, comm);
 }
 
-static int load_text(const char *path, struct ctx *c)
+static void text_break(void *arg, int32_t tid)
 {
-	struct text_ops ops = {.event = on_event, .lost = text_lost, .comm = text_comm, .arg = c};
+	struct ctx *c = arg;
+
+	if (tid < 0)
+		pair_segment(c->p);
+	else
+		pair_end_thread(c->p, tid);
+}
+
+/*
+ * Integer timestamps carry no unit: the report is then in ticks unless
+ * --ts-unit says what one is; a unit given for times printed in seconds is
+ * not applied, and said so.
+ */
+static void ts_unit_check(struct ctx *c, const char *path, const struct text_counts *n)
+{
+	if (n->ts_int && !c->o->ts_unit) {
+		c->r->ts_ticks += n->ts_int;
+		input_warn(c->r,
+			   "'%s': its timestamps are integers of unknown unit (a counter clock such "
+			   "as x86-tsc, or trace-cmd report --raw-ts): times are in ticks; --ts-unit "
+			   "says what one is (ns, us, 2100MHz, ...)",
+			   path);
+	}
+	if (n->ts_int && n->ts_frac)
+		input_warn(c->r,
+			   "'%s': %llu KVM record%s with integer timestamps (the first at line %llu) "
+			   "among %llu in seconds: %s",
+			   path, (unsigned long long)n->ts_int, n->ts_int == 1 ? "" : "s",
+			   (unsigned long long)n->first_ts_int_line,
+			   (unsigned long long)n->ts_frac,
+			   c->o->ts_unit ? "those converted with --ts-unit"
+					 : "their times are ticks, the others ns");
+	if (c->o->ts_unit && !n->ts_int && n->ts_frac)
+		input_warn(c->r,
+			   "'%s': --ts-unit not applied: its timestamps are in seconds, not integers",
+			   path);
+}
+
+static int load_text(int fd, const char *path, struct ctx *c)
+{
+	struct text_ops ops = {.event = text_event,
+			       .lost = text_lost,
+			       .comm = text_comm,
+			       .brk = text_break,
+			       .ts_unit = c->o->ts_unit,
+			       .arg = c};
 	struct text_counts n = {0};
+	struct procmap *none;
 	char e[256];
 
-	if (text_read(path, c->o->types, &ops, &n, e, sizeof(e)) < 0)
+	if (use_procmap(c, path, NULL, 0, &none) < 0)
+		return -1;
+	input_feed(c, NULL); /* the reader converts --ts-unit itself */
+	int rc = text_read_fd(fd, c->o->types, &ops, &n, e, sizeof(e));
+	input_feed_end(c);
+	if (rc < 0)
 		return err("'%s': %s", path, e);
 	c->r->events += n.events;
+	c->r->text_inputs++;
+	if (n.not_understood && !c->r->not_understood)
+		c->r->nu_first_line = n.first_bad_line;
+	c->r->not_understood += n.not_understood;
+	if (n.not_understood && !c->fc.exits)
+		return err("'%s': no exit could be read, %llu line%s not understood: the first, "
+			   "line %llu: %s",
+			   path, (unsigned long long)n.not_understood, n.not_understood == 1 ? "" : "s",
+			   (unsigned long long)n.first_bad_line, n.why);
+	if (n.not_understood)
+		input_warn(c->r, "'%s': %llu line%s not understood, the first at line %llu: %s",
+			   path, (unsigned long long)n.not_understood, n.not_understood == 1 ? "" : "s",
+			   (unsigned long long)n.first_bad_line, n.why);
+	if (n.long_lines)
+		input_warn(c->r,
+			   "'%s': %llu line%s longer than 4096 bytes, read up to there (the first at "
+			   "line %llu)",
+			   path, (unsigned long long)n.long_lines, n.long_lines == 1 ? "" : "s",
+			   (unsigned long long)n.first_long_line);
+	if (n.restarts)
+		input_warn(c->r,
+			   "'%s': %llu event%s went back in time (the first at line %llu): read as "
+			   "%llu traces pasted one after another, no exit timed across",
+			   path, (unsigned long long)n.restarts, n.restarts == 1 ? "" : "s",
+			   (unsigned long long)n.first_restart_line,
+			   (unsigned long long)n.restarts + 1);
+	ts_unit_check(c, path, &n);
 	/* perf script shows losses only when asked to: no LOST lines is no proof of none. */
 	if (!n.lost_reported)
 		c->r->lost_known = false;
 	return 0;
 }
 
-static int load_summary(const char *path, struct ctx *c)
+static int load_perfdata(int fd, const char *path, struct ctx *c)
+{
+	char e[512];
+	int tfd = perfdata_to_text(fd, path, e, sizeof(e)), ret;
+
+	if (tfd < 0)
+		return err("'%s': %s", path, e);
+	ret = load_text(tfd, path, c);
+	close(tfd);
+	return ret;
+}
+
+static int load_summary(int fd, const char *path, struct ctx *c)
 {
 	char e[256];
 
-	if (ppctext_load(path, NULL, c->r->summary, NULL, e, sizeof(e)) < 0)
+	if (ppctext_load_fd(fd, path, NULL, c->r->summary, NULL, e, sizeof(e)) < 0)
 		return err("'%s': %s", path, e);
+	return 0;
+}
+
+/* A report's rows are already what the filters would select from: they cannot apply. */
+static int load_json(int fd, const char *path, const struct input_opts *o,
+		     struct input_result *r)
+{
+	struct reportjson_meta m;
+	char e[512];
+
+	if (o->npids || o->vcpu >= 0 || o->vm_name || o->buckets)
+		return err("'%s': -p, -g, --vcpu and --buckets do not apply to a JSON report", path);
+	r->procs_missing = true;
+	if (reportjson_load(fd, path, r->exits, r->uexits, r->summary, &m, e, sizeof(e)) < 0)
+		return err("%s", e);
+	r->events += m.events;
+	r->kvm_events += m.events;
+	r->lost += m.lost;
+	r->lost_known = r->lost_known && m.lost_known;
+	r->unpaired += m.untimed;
+	r->ts_backwards += m.backwards;
+	r->sub_folded += m.sub_folded;
+	r->wall_ns += m.wall_ns;
+	r->wall_known |= m.wall_known;
+	if (!r->isa)
+		r->isa = m.isa;
 	return 0;
 }
 
@@ -259,14 +742,41 @@ static int no_input(const char *path)
 	if (errno == EINVAL)
 		return err("'%s': not a regular file (a FIFO or device cannot be read)", path);
 	if (errno)
-		return err("cannot open '%s': %s", path, strerror(errno));
+		return err_errno("cannot open '%s'", path);
 	return err("'%s': not a trace.dat, ftrace/perf text, or PPC timing report", path);
 }
 
-int input_load(const char *path, const struct input_opts *o, struct input_result *r)
+/* --vcpu N: refused when some exits' vCPU is not known, or when there is no vCPU N. */
+static int check_vcpu(const struct ctx *c, const char *path)
 {
-	enum input_kind k = input_detect(path);
+	char list[256] = "";
+	size_t n = 0;
+
+	char shown[256]; /* a process names its threads: escaped for the terminal */
+	const char *name = c->unknown_name ? term_safe(c->unknown_name, shown, sizeof(shown)) : NULL;
+
+	if (c->vcpu_unknown)
+		return err("'%s': --vcpu: the vCPU of %llu exit%s is not known (thread %d: no "
+			   "vcpu_id in its events, no vCPU in the file's thread map, and its name "
+			   "%s%s%s says none, as QEMU's \"CPU N/KVM\" would)",
+			   path, (unsigned long long)c->vcpu_unknown, c->vcpu_unknown == 1 ? "" : "s",
+			   (int)c->unknown_tid, name ? "'" : "", name ? name : "(not recorded)",
+			   name ? "'" : "");
+	if (c->o->vcpu < 4096 && (c->vcpus_seen[c->o->vcpu / 64] >> (c->o->vcpu % 64)) & 1)
+		return 0;
+	for (int v = 0; v < 4096; v++)
+		if (c->vcpus_seen[v / 64] & (1ull << (v % 64)) && n + 12 < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", n ? ", " : "", v);
+	return err("'%s': no exits of vCPU %d%s%s%s", path, (int)c->o->vcpu,
+		   n ? " (its vCPUs: " : "", list, n ? ")" : "");
+}
+
+static int load_fd(int fd, const char *path, const struct input_opts *o, struct input_result *r)
+{
+	enum input_kind k = input_detect(fd);
 	struct ctx c = {.o = o, .r = r};
+
+	c.filtered = o->vcpu >= 0 || o->npids || o->vm_name;
 	uint64_t before = r->kvm_events;
 	struct pair_counts pc;
 	int ret;
@@ -276,24 +786,62 @@ int input_load(const char *path, const struct input_opts *o, struct input_result
 	r->kind = k;
 	r->ninputs++;
 	if (k == INPUT_PPC_REPORT || k == INPUT_PPC_DEBUGFS)
-		return load_summary(path, &c);
+		return load_summary(fd, path, &c);
+	if (k == INPUT_REPORT_JSON)
+		return load_json(fd, path, o, r);
 	if (o->with_sub) {
 		stats_table_set_sub_cap(r->exits, INPUT_SUB_CAP);
 		stats_table_set_sub_cap(r->uexits, INPUT_SUB_CAP);
 	}
 	c.p = pair_new(r->exits, r->uexits, o->with_sub);
 	if (o->buckets)
-		pair_set_namer(c.p, bucket_namer, (void *)o->buckets);
-	ret = k == INPUT_TRACEDAT ? load_tracedat(path, &c) : load_text(path, &c);
+		pair_set_namer(c.p, bucket_map_namer, (void *)o->buckets);
+	pair_set_outliers(c.p, o->outliers[0], o->outliers[1]);
+	if (k == INPUT_TRACEDAT)
+		ret = load_tracedat(fd, path, &c);
+	else if (k == INPUT_PERF_DATA)
+		ret = load_perfdata(fd, path, &c);
+	else
+		ret = load_text(fd, path, &c);
 	pair_finish(c.p);
 	pair_get_counts(c.p, &pc);
 	r->unpaired += pc.untimed;
 	r->ts_backwards += pc.backwards;
+	if (pc.backwards)
+		input_warn(r, "'%s': %llu event%s skipped: %s timestamp went back on %s thread",
+			   path, (unsigned long long)pc.backwards, pc.backwards == 1 ? "" : "s",
+			   pc.backwards == 1 ? "its" : "their",
+			   pc.backwards == 1 ? "its" : "their");
 	r->sub_folded = stats_table_folded(r->exits) + stats_table_folded(r->uexits);
+	if (c.fc.kvm) {
+		r->wall_ns += c.fc.ts_last - c.fc.ts_first;
+		r->wall_known = true;
+	}
 	pair_free(c.p);
+	free(c.t);
+	if (c.unplaced)
+		input_warn(r, "'%s': the process of %zu thread%s is not known: -p and -g left %s out",
+			   path, c.unplaced, c.unplaced == 1 ? "" : "s",
+			   c.unplaced == 1 ? "it" : "them");
+	if (ret == 0 && o->vcpu >= 0)
+		ret = check_vcpu(&c, path);
 	if (ret == 0 && r->kvm_events == before)
-		return err("'%s': no KVM exit events%s", path,
-			   o->npids || o->vcpu >= 0 ? " for the selected pids/vcpu" : "");
+		return err("'%s': no KVM exit events%s%s", path,
+			   o->npids || o->vm_name ? " for the selected processes" : "",
+			   o->npids && c.no_map ? " (it has no thread->process map: -p matched "
+						  "thread ids only)"
+						: "");
+	return ret;
+}
+
+int input_load(const char *path, const struct input_opts *o, struct input_result *r)
+{
+	int fd = open_input(path), ret;
+
+	if (fd < 0)
+		return no_input(path);
+	ret = load_fd(fd, path, o, r);
+	close(fd);
 	return ret;
 }
 

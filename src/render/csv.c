@@ -4,8 +4,24 @@
  * change order; new ones are only ever appended.
  */
 #include <math.h>
-#include "common.h"
-#include "render.h"
+#include <string.h>
+#include "render-local.h"
+
+/* RFC 4180: quote a cell only when it holds a comma, a quote or a line break. */
+void csv_quote(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
 
 static void num(FILE *f, double x)
 {
@@ -18,7 +34,8 @@ static void num(FILE *f, double x)
 void render_csv(FILE *f, const struct render_opts *o, const struct render_meta *m,
 		const struct render_block *b, size_t n)
 {
-	fputs("name,tid,vcpu,count,untimed,min,max,sum,avg,stddev,pct,p50,p90,p99,p999,unit,sub\n",
+	fputs("name,tid,vcpu,count,untimed,min,max,sum,avg,stddev,pct,p50,p90,p99,p999,unit,sub,"
+	      "timed,sub_kind\n",
 	      f);
 	for (size_t i = 0; i < n; i++) {
 		const struct stats_view *v = b[i].v;
@@ -39,7 +56,8 @@ void render_csv(FILE *f, const struct render_opts *o, const struct render_meta *
 			num(f, r->p999);
 			char s[32];
 			const char *sk = render_row_sub(r, s, sizeof(s));
-			fprintf(f, ",%s,%s\n", v->unit, sk ? sk : "");
+			fprintf(f, ",%s,%s,%llu,%s\n", v->unit, sk ? sk : "", (unsigned long long)r->timed,
+				render_row_sub_kind(r) ? render_row_sub_kind(r) : "");
 		}
 	}
 }

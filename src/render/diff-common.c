@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdio.h>
 #include "diff.h"
-#include "diff-fmt.h"
+#include "render-local.h"
 
-void diff_fmt_time(char *buf, size_t len, double ns, int prec, const struct diff_render_opts *o)
+void diff_fmt_time(char *buf, size_t len, double ns, int prec, const struct render_diff_opts *o)
 {
 	if (isnan(ns))
 		snprintf(buf, len, "-");
@@ -62,18 +62,30 @@ void diff_fmt_runtime(char *buf, size_t len, double ns)
 	}
 }
 
-int diff_render(FILE *f, const struct diff *d, enum diff_format fmt,
-		const struct diff_render_opts *o)
+int render_diff(FILE *f, const struct diff *d, enum render_format fmt,
+		const struct render_diff_opts *o)
 {
 	switch (fmt) {
-	case DIFF_FMT_CSV:
-		return diff_render_csv(f, d, o);
-	case DIFF_FMT_JSON:
-		return diff_render_json(f, d, o);
-	case DIFF_FMT_PPC:
-		return diff_render_ppc(f, d, o);
-	case DIFF_FMT_TABLE:
+	case RENDER_CSV:
+		return render_diff_csv(f, d, o);
+	case RENDER_JSON:
+		return render_diff_json(f, d, o);
+	case RENDER_PPC:
+		return render_diff_ppc(f, d, o);
+	case RENDER_TABLE:
 		break;
 	}
-	return diff_render_table(f, d, o);
+	return render_diff_table(f, d, o);
+}
+
+void diff_fmt_spans(char *buf, size_t len, const struct render_diff_opts *o)
+{
+	char a[32], b[32];
+
+	buf[0] = 0;
+	if (!o->wall_known[0] || !o->wall_known[1])
+		return;
+	render_duration(a, sizeof(a), (double)o->wall_ns[0] / 1e9);
+	render_duration(b, sizeof(b), (double)o->wall_ns[1] / 1e9);
+	snprintf(buf, len, "; trace spans %s -> %s", a, b);
 }

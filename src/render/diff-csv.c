@@ -6,9 +6,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "render-local.h"
 #include "diff.h"
-#include "common.h"
-#include "diff-fmt.h"
 
 /* ",%.*g" or "," for NAN: an empty cell is what spreadsheets read as missing. */
 static void cell(FILE *f, double v)
@@ -29,7 +28,7 @@ static void side(FILE *f, const struct diff_side *s, bool present, double unit)
 	cell(f, present ? (double)s->max / unit : NAN);
 }
 
-int diff_render_csv(FILE *f, const struct diff *d, const struct diff_render_opts *o)
+int render_diff_csv(FILE *f, const struct diff *d, const struct render_diff_opts *o)
 {
 	fputs("name,vcpu,status,count_a,avg_a,stddev_a,sum_a,pct_a,max_a,"
 	      "count_b,avg_b,stddev_b,sum_b,pct_b,max_b,"

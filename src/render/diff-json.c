@@ -1,98 +1,116 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `diff --format json`. The schema is documented in kvm-exitstat-diff(1) and
- * is stable: fields are only ever added. Unknown numbers are null.
+ * `diff --format json`, through the one JSON writer. The schema is
+ * documented in kvm-exitstat-diff(1) and is stable: fields are only ever
+ * added. Unknown numbers are null. Rows, the total and the top list are one
+ * line each, as before the writer printed them.
  */
 #include <math.h>
 #include <stdio.h>
-#include "common.h"
 #include "diff.h"
-#include "diff-fmt.h"
+#include "jsonw.h"
+#include "render-local.h"
 
-static void jnum(FILE *f, const char *key, double v, const char *sep)
-{
-	if (isnan(v) || isinf(v))
-		fprintf(f, "\"%s\": null%s", key, sep);
-	else
-		fprintf(f, "\"%s\": %.10g%s", key, v, sep);
-}
-
-static void jside(FILE *f, const struct diff_side *s, bool present, char ab, double unit)
+/* count_a, timed_a, avg_a, ... of one side; ab is 'a' or 'b'. */
+static void side(struct jsonw *w, const struct diff_side *s, bool present, char ab, double unit)
 {
 	char k[16];
 
-	fprintf(f, "\"count_%c\": %llu, \"timed_%c\": %llu, ", ab, (unsigned long long)s->count, ab,
-		(unsigned long long)s->timed);
-	snprintf(k, sizeof(k), "avg_%c", ab);
-	jnum(f, k, present ? s->avg / unit : NAN, ", ");
-	snprintf(k, sizeof(k), "stddev_%c", ab);
-	jnum(f, k, present ? s->stddev / unit : NAN, ", ");
-	snprintf(k, sizeof(k), "sum_%c", ab);
-	jnum(f, k, (double)s->sum / unit, ", ");
-	snprintf(k, sizeof(k), "pct_%c", ab);
-	jnum(f, k, s->pct, ", ");
-	snprintf(k, sizeof(k), "max_%c", ab);
-	jnum(f, k, present ? (double)s->max / unit : NAN, ", ");
+#define KEY(name) (snprintf(k, sizeof(k), name "_%c", ab), k)
+	jsonw_u64(w, KEY("count"), s->count);
+	jsonw_u64(w, KEY("timed"), s->timed);
+	jsonw_f64(w, KEY("avg"), present ? s->avg / unit : NAN);
+	jsonw_f64(w, KEY("stddev"), present ? s->stddev / unit : NAN);
+	jsonw_f64(w, KEY("sum"), (double)s->sum / unit);
+	jsonw_f64(w, KEY("pct"), s->pct);
+	jsonw_f64(w, KEY("max"), present ? (double)s->max / unit : NAN);
+#undef KEY
 }
 
-static void jrow(FILE *f, const struct diff_row *r, double unit)
+/* The exact nanoseconds of a side, after the fields of its unit. */
+static void side_ns(struct jsonw *w, const struct diff_side *s, bool present, char ab)
 {
-	fputs("    {\"name\": ", f);
-	json_quote(f, r->name);
-	fprintf(f, ", \"vcpu\": %d, \"status\": \"%s\", ", r->vcpu, diff_status_name(r->status));
-	jside(f, &r->a, r->status != DIFF_NEW, 'a', unit);
-	jside(f, &r->b, r->status != DIFF_GONE, 'b', unit);
-	jnum(f, "dcount_pct", r->dcount_pct, ", ");
-	jnum(f, "davg_pct", r->davg_pct, ", ");
-	jnum(f, "t", r->t, ", ");
-	jnum(f, "df", r->df, ", ");
-	jnum(f, "p_value", r->p, ", ");
-	fprintf(f, "\"mark\": \"%s\", ", diff_mark(r->p));
-	jnum(f, "delta_sum", r->delta_sum / unit, ", ");
-	jnum(f, "share_pct", r->share_pct, "}");
+	char k[16];
+
+	snprintf(k, sizeof(k), "sum_%c_ns", ab);
+	jsonw_u64(w, k, s->sum);
+	snprintf(k, sizeof(k), "max_%c_ns", ab);
+	if (present && s->timed)
+		jsonw_u64(w, k, s->max);
+	else
+		jsonw_null(w, k);
 }
 
-static void jtotal(FILE *f, const struct diff_total *t, double unit)
+static void row(struct jsonw *w, const struct diff_row *r, double unit)
 {
-	fprintf(f, "  \"total\": {\"count_a\": %llu, \"count_b\": %llu, ",
-		(unsigned long long)t->count_a, (unsigned long long)t->count_b);
-	jnum(f, "sum_a", (double)t->sum_a / unit, ", ");
-	jnum(f, "sum_b", (double)t->sum_b / unit, ", ");
-	jnum(f, "avg_a", t->avg_a / unit, ", ");
-	jnum(f, "avg_b", t->avg_b / unit, ", ");
-	jnum(f, "count_change_pct", t->count_change_pct, ", ");
-	jnum(f, "change_pct", t->change_pct, "},\n");
+	jsonw_obj_open_flat(w, NULL);
+	jsonw_str(w, "name", r->name);
+	jsonw_i64(w, "vcpu", r->vcpu);
+	jsonw_str(w, "status", diff_status_name(r->status));
+	side(w, &r->a, r->status != DIFF_NEW, 'a', unit);
+	side(w, &r->b, r->status != DIFF_GONE, 'b', unit);
+	jsonw_f64(w, "dcount_pct", r->dcount_pct);
+	jsonw_f64(w, "davg_pct", r->davg_pct);
+	jsonw_f64(w, "t", r->t);
+	jsonw_f64(w, "df", r->df);
+	jsonw_f64(w, "p_value", r->p);
+	jsonw_str(w, "mark", diff_mark(r->p));
+	jsonw_f64(w, "delta_sum", r->delta_sum / unit);
+	jsonw_f64(w, "share_pct", r->share_pct);
+	side_ns(w, &r->a, r->status != DIFF_NEW, 'a');
+	side_ns(w, &r->b, r->status != DIFF_GONE, 'b');
+	jsonw_obj_close(w);
 }
 
-static void jtop(FILE *f, const struct diff *d, double unit)
+static void total(struct jsonw *w, const struct diff_total *t, double unit)
 {
-	fputs("  \"top\": [", f);
+	jsonw_obj_open_flat(w, "total");
+	jsonw_u64(w, "count_a", t->count_a);
+	jsonw_u64(w, "count_b", t->count_b);
+	jsonw_f64(w, "sum_a", (double)t->sum_a / unit);
+	jsonw_f64(w, "sum_b", (double)t->sum_b / unit);
+	jsonw_f64(w, "avg_a", t->avg_a / unit);
+	jsonw_f64(w, "avg_b", t->avg_b / unit);
+	jsonw_f64(w, "count_change_pct", t->count_change_pct);
+	jsonw_f64(w, "change_pct", t->change_pct);
+	jsonw_u64(w, "sum_a_ns", t->sum_a);
+	jsonw_u64(w, "sum_b_ns", t->sum_b);
+	jsonw_obj_close(w);
+}
+
+static void top(struct jsonw *w, const struct diff *d, double unit)
+{
+	jsonw_arr_open_flat(w, "top");
 	for (size_t k = 0; k < d->ntop; k++) {
 		const struct diff_row *r = &d->rows[d->top[k]];
-		fputs(k ? ", {\"name\": " : "{\"name\": ", f);
-		json_quote(f, r->name);
-		fprintf(f, ", \"vcpu\": %d, ", r->vcpu);
-		jnum(f, "delta_sum", r->delta_sum / unit, ", ");
-		jnum(f, "share_pct", r->share_pct, "}");
+
+		jsonw_obj_open(w, NULL);
+		jsonw_str(w, "name", r->name);
+		jsonw_i64(w, "vcpu", r->vcpu);
+		jsonw_f64(w, "delta_sum", r->delta_sum / unit);
+		jsonw_f64(w, "share_pct", r->share_pct);
+		jsonw_obj_close(w);
 	}
-	fputs("]\n", f);
+	jsonw_arr_close(w);
 }
 
-int diff_render_json(FILE *f, const struct diff *d, const struct diff_render_opts *o)
+int render_diff_json(FILE *f, const struct diff *d, const struct render_diff_opts *o)
 {
-	fputs("{\n  \"a\": ", f);
-	json_quote(f, o->name_a);
-	fputs(", \"b\": ", f);
-	json_quote(f, o->name_b);
-	fprintf(f, ", \"unit\": \"%s\", \"per_vcpu\": %s,\n  \"rows\": [\n", o->unit,
-		d->per_vcpu ? "true" : "false");
-	for (size_t i = 0; i < d->nrows; i++) {
-		jrow(f, &d->rows[i], o->unit_ns);
-		fputs(i + 1 < d->nrows ? ",\n" : "\n", f);
-	}
-	fputs("  ],\n", f);
-	jtotal(f, &d->total, o->unit_ns);
-	jtop(f, d, o->unit_ns);
-	fputs("}\n", f);
+	struct jsonw w;
+
+	jsonw_start(&w, f, true);
+	jsonw_obj_open(&w, NULL);
+	jsonw_str(&w, "a", o->name_a);
+	jsonw_str(&w, "b", o->name_b);
+	jsonw_str(&w, "unit", o->unit);
+	jsonw_bool(&w, "per_vcpu", d->per_vcpu);
+	jsonw_arr_open(&w, "rows");
+	for (size_t i = 0; i < d->nrows; i++)
+		row(&w, &d->rows[i], o->unit_ns);
+	jsonw_arr_close(&w);
+	total(&w, &d->total, o->unit_ns);
+	top(&w, d, o->unit_ns);
+	jsonw_obj_close(&w);
+	jsonw_end(&w);
 	return ferror(f) ? -1 : 0;
 }

@@ -5,11 +5,12 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include "term.h"
 #include "diff.h"
-#include "diff-fmt.h"
+#include "render-local.h"
 
 static void pair_time(FILE *f, const char *key, double a, double b, bool has_a, bool has_b,
-		      int prec, const struct diff_render_opts *o)
+		      int prec, const struct render_diff_opts *o)
 {
 	char sa[32], sb[32];
 
@@ -19,16 +20,17 @@ static void pair_time(FILE *f, const char *key, double a, double b, bool has_a, 
 }
 
 static void row(FILE *f, const struct diff *d, const struct diff_row *r,
-		const struct diff_render_opts *o)
+		const struct render_diff_opts *o)
 {
 	bool ha = r->status != DIFF_NEW, hb = r->status != DIFF_GONE;
 	int tp = o->unit_ns > 1 ? 1 : 0; /* 0.1 µs: modern exits take a few µs */
-	char c[32], p[32];
+	char c[32], p[32], name[512];
 
 	if (d->per_vcpu)
 		fprintf(f, "vcpu%d ", r->vcpu);
-	fprintf(f, "%s count %llu -> %llu", r->name, (unsigned long long)r->a.count,
-		(unsigned long long)r->b.count);
+	/* names come from the inputs: what a terminal would act on is shown escaped */
+	fprintf(f, "%s count %llu -> %llu", term_safe(r->name, name, sizeof(name)),
+		(unsigned long long)r->a.count, (unsigned long long)r->b.count);
 	if (r->status == DIFF_BOTH) {
 		diff_fmt_change(c, sizeof(c), r->dcount_pct);
 		fprintf(f, " (%s)", c);
@@ -50,12 +52,13 @@ static void row(FILE *f, const struct diff *d, const struct diff_row *r,
 	}
 }
 
-int diff_render_ppc(FILE *f, const struct diff *d, const struct diff_render_opts *o)
+int render_diff_ppc(FILE *f, const struct diff *d, const struct render_diff_opts *o)
 {
 	const struct diff_total *t = &d->total;
-	char c[32], sa[32], sb[32], ra[32], rb[32];
+	char c[32], sa[32], sb[32], ra[32], rb[32], sp[96], na[1024], nb[1024];
 
-	fprintf(f, "# A = %s\n# B = %s\n# times in %s\n", o->name_a, o->name_b, o->unit);
+	fprintf(f, "# A = %s\n# B = %s\n# times in %s\n", term_safe(o->name_a, na, sizeof(na)),
+		term_safe(o->name_b, nb, sizeof(nb)), o->unit);
 	for (size_t i = 0; i < d->nrows; i++)
 		row(f, d, &d->rows[i], o);
 	diff_fmt_change(c, sizeof(c), t->count_change_pct);
@@ -66,7 +69,8 @@ int diff_render_ppc(FILE *f, const struct diff *d, const struct diff_render_opts
 	diff_fmt_time(sb, sizeof(sb), (double)t->sum_b, 0, o);
 	diff_fmt_runtime(ra, sizeof(ra), (double)t->sum_a);
 	diff_fmt_runtime(rb, sizeof(rb), (double)t->sum_b);
-	fprintf(f, "sumsum %s -> %s (%s) => ~%s -> ~%s runtime\n", sa, sb, c, ra, rb);
+	diff_fmt_spans(sp, sizeof(sp), o);
+	fprintf(f, "sumsum %s -> %s (%s) => ~%s -> ~%s of vCPU time%s\n", sa, sb, c, ra, rb, sp);
 	diff_fmt_time(sa, sizeof(sa), t->avg_a, 4, o);
 	diff_fmt_time(sb, sizeof(sb), t->avg_b, 4, o);
 	fprintf(f, "sumavg %s -> %s\n", sa, sb);

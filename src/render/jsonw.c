@@ -1,11 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
+/* The one JSON writer: nesting, commas, quoting and numbers that read back exactly. */
 #include <math.h>
-#include "common.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "jsonw.h"
+
+/* A JSON string with its quotes: the one place strings are escaped. */
+static void quote(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/*
+ * The shortest text of v that reads back as v ("0.1", "7795.019", "1e-05").
+ * 15 significant digits are always exact for what they print, 17 always
+ * read back: the first of 15, 16, 17 that reads back is the shortest such
+ * text (%g drops trailing zeros), the closest to v of its length.
+ */
+static const char *f64_text(char *buf, size_t len, double v)
+{
+	if (v == 0)
+		v = 0; /* -0 reads back as the integer 0: print "0" */
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
+static bool flat_here(const struct jsonw *w)
+{
+	return !w->pretty || w->flat[w->depth];
+}
 
 static void indent(struct jsonw *w)
 {
-	if (!w->pretty)
+	if (flat_here(w))
 		return;
 	fputc('\n', w->f);
 	for (int i = 0; i < w->depth; i++)
@@ -17,12 +59,12 @@ static void pre(struct jsonw *w, const char *key)
 {
 	if (w->depth > 0) {
 		if (!w->first[w->depth])
-			fputc(',', w->f);
+			fputs(w->pretty && w->flat[w->depth] ? ", " : ",", w->f);
 		w->first[w->depth] = false;
 		indent(w);
 	}
 	if (key) {
-		json_quote(w->f, key);
+		quote(w->f, key);
 		fputs(w->pretty ? ": " : ":", w->f);
 	}
 }
@@ -37,13 +79,15 @@ void jsonw_end(struct jsonw *w)
 	fputc('\n', w->f);
 }
 
-static void open_(struct jsonw *w, const char *key, char c)
+static void open_(struct jsonw *w, const char *key, char c, bool flat)
 {
 	pre(w, key);
 	fputc(c, w->f);
-	if (w->depth < 31)
+	flat = flat || w->flat[w->depth]; /* inside a flat level, everything is */
+	if (w->depth < JSONW_MAX_DEPTH - 1)
 		w->depth++;
 	w->first[w->depth] = true;
+	w->flat[w->depth] = flat;
 }
 
 static void close_(struct jsonw *w, char c)
@@ -52,14 +96,19 @@ static void close_(struct jsonw *w, char c)
 
 	if (w->depth > 0)
 		w->depth--;
-	if (!empty)
+	if (!empty && !w->flat[w->depth + 1])
 		indent(w);
 	fputc(c, w->f);
 }
 
 void jsonw_obj_open(struct jsonw *w, const char *key)
 {
-	open_(w, key, '{');
+	open_(w, key, '{', false);
+}
+
+void jsonw_obj_open_flat(struct jsonw *w, const char *key)
+{
+	open_(w, key, '{', true);
 }
 
 void jsonw_obj_close(struct jsonw *w)
@@ -69,7 +118,12 @@ void jsonw_obj_close(struct jsonw *w)
 
 void jsonw_arr_open(struct jsonw *w, const char *key)
 {
-	open_(w, key, '[');
+	open_(w, key, '[', false);
+}
+
+void jsonw_arr_open_flat(struct jsonw *w, const char *key)
+{
+	open_(w, key, '[', true);
 }
 
 void jsonw_arr_close(struct jsonw *w)
@@ -81,7 +135,7 @@ void jsonw_str(struct jsonw *w, const char *key, const char *val)
 {
 	pre(w, key);
 	if (val)
-		json_quote(w->f, val);
+		quote(w->f, val);
 	else
 		fputs("null", w->f);
 }
@@ -98,13 +152,15 @@ void jsonw_i64(struct jsonw *w, const char *key, int64_t val)
 	fprintf(w->f, "%lld", (long long)val);
 }
 
-void jsonw_num(struct jsonw *w, const char *key, double val)
+void jsonw_f64(struct jsonw *w, const char *key, double val)
 {
+	char buf[40];
+
 	pre(w, key);
 	if (isnan(val) || isinf(val))
 		fputs("null", w->f);
 	else
-		fprintf(w->f, "%.6g", val);
+		fputs(f64_text(buf, sizeof(buf), val), w->f);
 }
 
 void jsonw_bool(struct jsonw *w, const char *key, bool val)
@@ -117,4 +173,12 @@ void jsonw_null(struct jsonw *w, const char *key)
 {
 	pre(w, key);
 	fputs("null", w->f);
+}
+
+void jsonw_error(FILE *f, const char *msg)
+{
+	fputs("{\"error\": ", f);
+	quote(f, msg);
+	fputs("}\n", f);
+	fflush(f);
 }

@@ -2,15 +2,22 @@
 /*
  * The KVM-PPC exit-timing report, exactly as the 2008-2010 reports printed it:
  *   MMIO count 10000 min 45 max 1550 sum 2933679 avg 293.3679 stddev 294.569 % 2.50
- * then the run's csum, sumsum (with its runtime) and sumavg. Everything else
+ * then the run's csum, sumsum (as vCPU time, with the trace's wall span) and
+ * sumavg. Everything else
  * (what was read, losses, notes) goes on '#' lines, which readers skip.
+ * count is the timed exits, as then, so that avg = sum / count holds; the
+ * exits a row leaves out (no entry after them) are said on a '#' line of
+ * their own under it.
  */
 #include <math.h>
-#include "render.h"
+#include "render-local.h"
+#include "term.h"
 
 static void header(FILE *f, const struct render_meta *m, const char *unit)
 {
-	fprintf(f, "# kvm-exitstat report: %s (%s)", m->inputs, m->kind);
+	fputs("# kvm-exitstat report: ", f);
+	term_fputs(m->inputs, f);
+	fprintf(f, " (%s)", m->kind);
 	if (m->isa)
 		fprintf(f, ", isa %s", m->isa);
 	fprintf(f, ", exits from %s", m->source);
@@ -33,17 +40,27 @@ static void header(FILE *f, const struct render_meta *m, const char *unit)
 	if (m->sub_folded)
 		fprintf(f, "# %llu exits past the sub-key cap counted in @other rows\n",
 			(unsigned long long)m->sub_folded);
-	if (m->backwards)
-		fprintf(f, "# %llu events skipped: their timestamp went back on their thread\n",
-			(unsigned long long)m->backwards);
+	for (size_t i = 0; i < m->nwarnings; i++) {
+		fputs("# warning: ", f);
+		term_fputs(m->warnings[i], f);
+		fputc('\n', f);
+	}
 }
 
-/* A PPC row's name is one word (readers split on blanks): "Program interruption" ->
- * "Program_interruption". */
+/*
+ * A PPC row's name is one word (readers split on blanks): "Program
+ * interruption" -> "Program_interruption"; bytes a terminal would act on
+ * are shown escaped.
+ */
 static void name(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		fputc(*s == ' ' || *s == '\t' ? '_' : *s, f);
+	char word[512], buf[2048];
+	size_t n = 0;
+
+	for (; *s && n + 1 < sizeof(word); s++)
+		word[n++] = *s == ' ' || *s == '\t' ? '_' : *s;
+	word[n] = '\0';
+	fputs(term_safe(word, buf, sizeof(buf)), f);
 }
 
 static void row(FILE *f, const struct stats_row *r)
@@ -51,7 +68,7 @@ static void row(FILE *f, const struct stats_row *r)
 	char buf[256];
 
 	name(f, render_row_name(r, buf, sizeof(buf)));
-	fprintf(f, " count %llu min %.0f max %.0f sum %.0f avg %.4f", (unsigned long long)r->count,
+	fprintf(f, " count %llu min %.0f max %.0f sum %.0f avg %.4f", (unsigned long long)r->timed,
 		r->min, r->max, r->sum, r->avg);
 	/* A summary-only input may not know the spread: say so, never print 0. */
 	if (isnan(r->stddev))
@@ -60,19 +77,32 @@ static void row(FILE *f, const struct stats_row *r)
 		fprintf(f, " stddev %.3f %% %.2f\n", r->stddev, r->pct);
 }
 
-static void block(FILE *f, const struct render_block *b)
+static void block(FILE *f, const struct render_block *b, const struct render_meta *m)
 {
 	const struct stats_view *v = b->v;
-	char rt[32];
+	char rt[96];
 
-	if (b->label)
-		fprintf(f, "# %s\n", b->label);
-	for (size_t i = 0; i < v->nrows; i++)
-		if (v->rows[i].count)
-			row(f, &v->rows[i]);
-	render_runtime(rt, sizeof(rt), v->runtime_s);
-	fprintf(f, "csum %llu\n", (unsigned long long)v->csum);
-	fprintf(f, "sumsum %.0f => ~%s runtime\n", v->sumsum, rt);
+	if (b->label) {
+		fputs("# ", f);
+		term_fputs(b->label, f);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct stats_row *r = &v->rows[i];
+		char buf[256], shown[1024];
+
+		if (r->timed) /* a row of count 0 would divide by it */
+			row(f, r);
+		if (r->untimed)
+			fprintf(f, "# %s: %llu exit%s not timed (no entry after %s: trace edge, VMM exit "
+				   "or loss)%s\n",
+				term_safe(render_row_name(r, buf, sizeof(buf)), shown, sizeof(shown)),
+				(unsigned long long)r->untimed, r->untimed == 1 ? "" : "s",
+				r->untimed == 1 ? "it" : "them", r->timed ? "" : ", so no row");
+	}
+	render_times(rt, sizeof(rt), v, m);
+	fprintf(f, "csum %llu\n", (unsigned long long)v->ctimed);
+	fprintf(f, "sumsum %.0f => %s\n", v->sumsum, rt);
 	fprintf(f, "sumavg %.4f\n", v->sumavg);
 }
 
@@ -83,6 +113,6 @@ void render_ppc(FILE *f, const struct render_opts *o, const struct render_meta *
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputc('\n', f);
-		block(f, &b[i]);
+		block(f, &b[i], m);
 	}
 }

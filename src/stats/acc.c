@@ -1,21 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One accumulator: count/min/max/exact sum, Welford's running mean and M2
- * (numerically stable where the textbook sum-of-squares formula cancels
- * catastrophically for large, close values), and a histogram for quantiles.
- * Welford alone still loses digits when values are huge and close (2^50 ns
- * +- 1000: a double's ulp there is 0.25), so samples are shifted by the
- * first one before they touch a double.
+ * One accumulator: count/min/max/exact sum, the exact integer moments of the
+ * samples about a reference, and a histogram for quantiles.
+ *
+ * Why integers: Welford's running mean divides per sample, and its merges
+ * (Chan et al.) round differently in every order, so a rolled-up table
+ * depended on the order rows were merged in (a hash order) in its last
+ * digits. Sums of (x - shift) and (x - shift)^2 in 128 bits are exact: add is
+ * one subtraction, one multiply and two 128-bit adds, merge is exact in any
+ * order, and the variance is computed once, when a view is built. The
+ * reference keeps the integers small: a latency of 2^42 ns (over an hour)
+ * squared is 2^84, so 2^40 samples of it still fit; unsigned arithmetic
+ * wraps instead of trapping on worse (a garbage timestamp).
  */
 #include <math.h>
 #include <stdlib.h>
-#include "common.h"
-#include "hist.h"
+#include "stats-local.h"
 
+#ifndef __SIZEOF_INT128__
+#error "stats_acc needs __int128 (every supported target is 64-bit)"
+#endif
+
+typedef unsigned __int128 u128;
+typedef __int128 i128;
+
+/*
+ * The histogram comes with the first sample: summary-only rows (a saved
+ * report, a dump: tens of thousands when generated) and rows that are only
+ * ever merged into never pay for one.
+ */
 void stats_acc_init(struct stats_acc *a)
 {
 	*a = (struct stats_acc){.min = UINT64_MAX};
-	a->hist = hist_new();
 }
 
 void stats_acc_free(struct stats_acc *a)
@@ -26,43 +42,95 @@ void stats_acc_free(struct stats_acc *a)
 
 void stats_acc_add(struct stats_acc *a, uint64_t ns)
 {
-	a->count++;
+	int64_t d;
+
+	if (!a->count && !a->hist)
+		a->hist = hist_new();
+	if (a->count++ == 0)
+		a->shift = ns;
+	d = (int64_t)(ns - a->shift);
+	a->s1 += (u128)(i128)d;
+	a->s2 += (u128)((i128)d * d);
 	a->sum += ns;
 	if (ns < a->min)
 		a->min = ns;
 	if (ns > a->max)
 		a->max = ns;
-	if (a->count == 1)
-		a->shift = ns;
-	double x = (double)(int64_t)(ns - a->shift);
-	double delta = x - a->mean;
-	a->mean += delta / (double)a->count;
-	a->m2 += delta * (x - a->mean);
 	if (a->hist)
 		hist_add_n(a->hist, ns, 1);
 }
 
-/* Chan, Golub & LeVeque's pairwise combination of two (n, mean, M2) triples. */
+/* Moves a's moments to the reference s': sum (x - s') = sum (x - s) + n (s - s'), exactly. */
+static void rebase(u128 *s1, u128 *s2, uint64_t count, uint64_t from, uint64_t to)
+{
+	u128 delta = (u128)((i128)from - (i128)to), n = count;
+
+	*s2 += 2 * delta * *s1 + n * delta * delta;
+	*s1 += n * delta;
+}
+
+/*
+ * m2 = sum d^2 - (sum d)^2 / n about the reference floor(mean): there sum d
+ * is in [0, n), so nothing cancels, and the moments about that reference
+ * depend on the samples only, not on the order they were added or merged in
+ * or on the reference they were kept about: the same samples give the same
+ * bits.
+ */
+double stats_acc_m2(const struct stats_acc *a)
+{
+	u128 s1 = a->s1, s2 = a->s2;
+	long double n = (long double)a->count;
+
+	if (a->summary || !a->count)
+		return a->count ? a->m2 : 0;
+	rebase(&s1, &s2, a->count, a->shift, a->sum / a->count);
+	long double m2 = (long double)s2 - (long double)s1 * (long double)s1 / n;
+	return m2 > 0 ? (double)m2 : 0;
+}
+
+/* Chan, Golub & LeVeque's pairwise combination, for summary-only data (double m2). */
+static double merged_m2(const struct stats_acc *a, const struct stats_acc *b)
+{
+	double na = (double)a->count, nb = (double)b->count, n = na + nb;
+	double delta = stats_acc_avg(b) - stats_acc_avg(a);
+
+	return stats_acc_m2(a) + stats_acc_m2(b) + delta * delta * na * nb / n;
+}
+
 static void merge_moments(struct stats_acc *dst, const struct stats_acc *src)
 {
-	double na = (double)dst->count, nb = (double)src->count, n = na + nb;
-	double src_mean = src->mean + (double)(int64_t)(src->shift - dst->shift);
-	double delta = src_mean - dst->mean;
+	if (dst->summary || src->summary) {
+		dst->m2 = merged_m2(dst, src); /* NAN when either side did not know */
+		dst->summary = true;
+		return;
+	}
+	struct stats_acc s = *src;
 
-	dst->mean += delta * nb / n;
-	dst->m2 += src->m2 + delta * delta * na * nb / n;
+	/* One reference for both: the smaller (any would do, exactly). */
+	if (s.shift < dst->shift) {
+		rebase(&dst->s1, &dst->s2, dst->count, dst->shift, s.shift);
+		dst->shift = s.shift;
+	} else {
+		rebase(&s.s1, &s.s2, s.count, s.shift, dst->shift);
+	}
+	dst->s1 += s.s1;
+	dst->s2 += s.s2;
 }
 
 void stats_acc_merge(struct stats_acc *dst, const struct stats_acc *src)
 {
+	if (!dst->sub_kind)
+		dst->sub_kind = src->sub_kind;
 	dst->untimed += src->untimed;
 	if (src->count == 0)
 		return;
 	if (dst->count == 0) {
 		struct stats_hist *h = dst->hist;
 		uint64_t untimed = dst->untimed;
+		uint8_t sub_kind = dst->sub_kind;
 		*dst = *src;
 		dst->untimed = untimed;
+		dst->sub_kind = sub_kind;
 		dst->hist = h;
 		if (!src->hist) {
 			hist_free(h);
@@ -74,7 +142,7 @@ void stats_acc_merge(struct stats_acc *dst, const struct stats_acc *src)
 		}
 		return;
 	}
-	merge_moments(dst, src);
+	merge_moments(dst, src); /* before count and sum change: it reads the averages */
 	dst->count += src->count;
 	dst->sum += src->sum;
 	if (src->min < dst->min)
@@ -98,10 +166,10 @@ void stats_acc_set_summary(struct stats_acc *a, uint64_t count, uint64_t min, ui
 				.min = count ? min : UINT64_MAX,
 				.max = max,
 				.sum = sum,
+				.summary = true,
 				.m2 = isnan(m2) ? m2
 				      : m2 > 0	? m2
 						: 0};
-	a->mean = count ? (double)sum / (double)count : 0;
 }
 
 double stats_acc_avg(const struct stats_acc *a)
@@ -112,7 +180,7 @@ double stats_acc_avg(const struct stats_acc *a)
 /* NAN when a summary-only input did not know the spread. */
 double stats_acc_stddev(const struct stats_acc *a)
 {
-	return a->count ? sqrt(a->m2 / (double)a->count) : 0;
+	return a->count ? sqrt(stats_acc_m2(a) / (double)a->count) : 0;
 }
 
 double stats_acc_quantile(const struct stats_acc *a, double q)

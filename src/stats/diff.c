@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
+#include "alloc.h"
 #include "diff.h"
 
 /* ------------------------------------------------------------------------ */
@@ -231,7 +231,7 @@ static void side_of(struct diff_side *s, const struct stats_acc *a)
 	s->max = a->max;
 	s->sum = a->sum;
 	s->avg = a->count ? stats_acc_avg(a) : NAN;
-	s->stddev = a->count && !isnan(a->m2) ? stats_acc_stddev(a) : NAN;
+	s->stddev = a->count && !isnan(stats_acc_m2(a)) ? stats_acc_stddev(a) : NAN;
 }
 
 static void add_row(const struct stats_key *k, const struct stats_acc *acc, void *arg)

@@ -8,8 +8,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
-#include "hist.h"
+#include "alloc.h"
+#include "stats-local.h"
 
 #define SUB_BITS 7
 #define SUB	 (1u << SUB_BITS)
@@ -105,4 +105,22 @@ double hist_quantile(const struct stats_hist *h, uint64_t total, double q)
 		}
 	}
 	return 0;
+}
+
+void hist_foreach(const struct stats_hist *h,
+		  void (*fn)(uint64_t lo, uint64_t hi, uint64_t n, void *arg), void *arg)
+{
+	for (unsigned b = 0; b < NBLOCKS; b++) {
+		if (!h->block[b])
+			continue;
+		for (unsigned s = 0; s < SUB; s++) {
+			uint64_t lo, width;
+
+			if (!h->block[b][s])
+				continue;
+			width = b == 0 ? 1 : 1ULL << (b - 1);
+			lo = b == 0 ? s : (uint64_t)(SUB + s) << (b - 1);
+			fn(lo, lo + width - 1, h->block[b][s], arg);
+		}
+	}
 }

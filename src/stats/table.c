@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
+#include "alloc.h"
 #include "stats.h"
 
 struct slot {
@@ -24,10 +24,12 @@ struct subcount {
 struct stats_table {
 	struct slot *slots;
 	size_t nslots, used;
+	size_t *order;	       /* slot of each row, in the order the rows were made */
 	size_t sub_cap;	       /* 0: none */
 	struct subcount *subs; /* open addressing on the name pointer */
 	size_t nsubslots, nsubnames;
 	uint64_t folded;
+	uint64_t epoch; /* changes whenever accumulators move or go (stats_table_epoch()) */
 };
 
 static uint64_t key_hash(const struct stats_key *k)
@@ -51,6 +53,7 @@ struct stats_table *stats_table_new(void)
 
 	t->nslots = 16;
 	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
+	t->order = xcalloc(t->nslots / 2, sizeof(*t->order));
 	return t;
 }
 
@@ -62,6 +65,7 @@ void stats_table_free(struct stats_table *t)
 		if (t->slots[i].used)
 			stats_acc_free(&t->slots[i].acc);
 	free(t->slots);
+	free(t->order);
 	free(t->subs);
 	free(t);
 }
@@ -78,13 +82,17 @@ static struct slot *probe(const struct stats_table *t, const struct stats_key *k
 static void grow(struct stats_table *t)
 {
 	struct slot *old = t->slots;
-	size_t n = t->nslots;
 
+	t->epoch++;
 	t->nslots *= 2;
 	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
-	for (size_t i = 0; i < n; i++)
-		if (old[i].used)
-			*probe(t, &old[i].key) = old[i];
+	t->order = xrealloc(t->order, t->nslots / 2 * sizeof(*t->order));
+	for (size_t i = 0; i < t->used; i++) {
+		struct slot *s = probe(t, &old[t->order[i]].key);
+
+		*s = old[t->order[i]];
+		t->order[i] = (size_t)(s - t->slots);
+	}
 	free(old);
 }
 
@@ -162,7 +170,7 @@ struct stats_acc *stats_table_get(struct stats_table *t, const struct stats_key 
 	s->used = true;
 	s->key = *key;
 	stats_acc_init(&s->acc);
-	t->used++;
+	t->order[t->used++] = (size_t)(s - t->slots);
 	return &s->acc;
 }
 
@@ -172,6 +180,7 @@ void stats_table_clear(struct stats_table *t)
 	for (size_t i = 0; i < t->nslots; i++)
 		if (t->slots[i].used)
 			stats_acc_free(&t->slots[i].acc);
+	t->epoch++;
 	memset(t->slots, 0, t->nslots * sizeof(*t->slots));
 	t->used = 0;
 	if (t->subs)
@@ -180,19 +189,33 @@ void stats_table_clear(struct stats_table *t)
 	t->folded = 0;
 }
 
+uint64_t stats_table_epoch(const struct stats_table *t)
+{
+	return t->epoch;
+}
+
 size_t stats_table_size(const struct stats_table *t)
 {
 	return t->used;
 }
 
+/*
+ * In the order the rows were made, not slot order: slots follow the names'
+ * addresses, which address-space randomisation changes from run to run, and
+ * what callers compute over the rows (a float total, merged variances)
+ * depends on the order they come in. The order rows are made in follows the
+ * input, so it is the same in every run.
+ */
 void stats_table_foreach(const struct stats_table *t,
 			 void (*fn)(const struct stats_key *k, const struct stats_acc *a,
 				    void *arg),
 			 void *arg)
 {
-	for (size_t i = 0; i < t->nslots; i++)
-		if (t->slots[i].used)
-			fn(&t->slots[i].key, &t->slots[i].acc, arg);
+	for (size_t i = 0; i < t->used; i++) {
+		const struct slot *s = &t->slots[t->order[i]];
+
+		fn(&s->key, &s->acc, arg);
+	}
 }
 
 struct fold {

@@ -8,18 +8,39 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
+#include "alloc.h"
 #include "stats.h"
 
-struct collect {
+struct rows_build {
 	struct stats_view *v;
 	size_t cap;
 	double unit;
 };
 
+void stats_row_of(struct stats_row *r, const struct stats_key *k, const struct stats_acc *a,
+		  double unit_ns)
+{
+	/* count is every exit, timed or not; the times are over the timed ones */
+	*r = (struct stats_row){.key = *k,
+				.count = a->count + a->untimed,
+				.timed = a->count,
+				.untimed = a->untimed,
+				.acc = a};
+	r->min = a->count ? (double)a->min / unit_ns : 0;
+	r->max = (double)a->max / unit_ns;
+	r->sum = (double)a->sum / unit_ns;
+	r->avg = stats_acc_avg(a) / unit_ns;
+	r->stddev = stats_acc_stddev(a) / unit_ns;
+	r->has_quantiles = a->hist && a->count;
+	r->p50 = stats_acc_quantile(a, 0.50) / unit_ns;
+	r->p90 = stats_acc_quantile(a, 0.90) / unit_ns;
+	r->p99 = stats_acc_quantile(a, 0.99) / unit_ns;
+	r->p999 = stats_acc_quantile(a, 0.999) / unit_ns;
+}
+
 static void add_row(const struct stats_key *k, const struct stats_acc *a, void *arg)
 {
-	struct collect *c = arg;
+	struct rows_build *c = arg;
 	struct stats_view *v = c->v;
 
 	if (v->nrows == c->cap) {
@@ -27,20 +48,12 @@ static void add_row(const struct stats_key *k, const struct stats_acc *a, void *
 		v->rows = xrealloc(v->rows, c->cap * sizeof(*v->rows));
 	}
 	struct stats_row *r = &v->rows[v->nrows++];
-	*r = (struct stats_row){.key = *k, .count = a->count, .untimed = a->untimed};
-	r->min = a->count ? (double)a->min / c->unit : 0;
-	r->max = (double)a->max / c->unit;
-	r->sum = (double)a->sum / c->unit;
-	r->avg = stats_acc_avg(a) / c->unit;
-	r->stddev = stats_acc_stddev(a) / c->unit;
-	r->has_quantiles = a->hist && a->count;
-	r->p50 = stats_acc_quantile(a, 0.50) / c->unit;
-	r->p90 = stats_acc_quantile(a, 0.90) / c->unit;
-	r->p99 = stats_acc_quantile(a, 0.99) / c->unit;
-	r->p999 = stats_acc_quantile(a, 0.999) / c->unit;
-	v->csum += a->count;
-	v->untimed += a->untimed;
-	v->sumsum += r->sum;
+
+	stats_row_of(r, k, a, c->unit);
+	v->csum += r->count;
+	v->ctimed += r->timed;
+	v->untimed += r->untimed;
+	v->sumsum_ns += a->sum;
 }
 
 static enum stats_sort sort_by;
@@ -87,14 +100,21 @@ struct stats_view *stats_view_new(const struct stats_table *t, double unit_ns, c
 				  enum stats_sort sort)
 {
 	struct stats_view *v = xcalloc(1, sizeof(*v));
-	struct collect c = {v, 0, unit_ns};
+	struct rows_build c = {v, 0, unit_ns};
 
 	v->unit = unit;
 	stats_table_foreach(t, add_row, &c);
 	for (size_t i = 0; i < v->nrows; i++)
-		v->rows[i].pct = v->sumsum > 0 ? 100.0 * v->rows[i].sum / v->sumsum : 0;
-	v->sumavg = v->csum ? v->sumsum / (double)v->csum : 0;
-	v->runtime_s = v->sumsum * unit_ns / 1e9;
+		v->rows[i].pct =
+		    v->sumsum_ns ? 100.0 * (double)v->rows[i].acc->sum / (double)v->sumsum_ns : 0;
+	/*
+	 * From the exact integer total, not a sum of doubles: rows come in hash
+	 * order, and a double sum in another order differs in its last digits
+	 * (the JSON prints them all).
+	 */
+	v->sumsum = (double)v->sumsum_ns / unit_ns;
+	v->sumavg = v->ctimed ? v->sumsum / (double)v->ctimed : 0;
+	v->runtime_s = (double)v->sumsum_ns / 1e9;
 	sort_by = sort;
 	if (v->nrows > 1) /* rows is NULL for an empty table: qsort(NULL, 0) is UB */
 		qsort(v->rows, v->nrows, sizeof(*v->rows), cmp_rows);

@@ -5,14 +5,14 @@
  * they never draw or read the collector. One table binds keys, one says
  * what they do: the help screen and the man page list the same keys.
  * kvm_stat's keys keep their meaning (b c f g h o p q r s x; any other key
- * refreshes).
+ * refreshes); e is the view kvm_stat starts in (every kvm:* event counted).
  */
 #include <ctype.h>
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
+#include "alloc.h"
 #include "ui-local.h"
 
 #define KEY_ESC 27
@@ -33,27 +33,30 @@ static const struct {
     {'f', UI_A_FILTER_RE},   {'g', UI_A_FILTER_GUEST},	 {'p', UI_A_FILTER_PID},
     {'c', UI_A_CLEAR},	     {'r', UI_A_RESET},		 {'z', UI_A_PAUSE},
     {'Z', UI_A_PAUSE},	     {'0', UI_A_ZERO},		 {'u', UI_A_SOURCE},
-    {'s', UI_A_DELAY},	     {KEY_RESIZE, UI_A_NONE},
+    {'s', UI_A_DELAY},	     {KEY_RESIZE, UI_A_NONE},	 {'e', UI_A_EVENTS},
 };
 
 const struct ui_key_help ui_key_help[] = {
-    {"q", "quit"},
+    {"q Q", "quit"},
     {"h ?", "this help (q quits, any other key closes it)"},
     {"T R A M P", "sort by Total, Rate/s, Avg, Max, %Time"},
     {"o", "next sort order"},
-    {"Up Down PgUp PgDn", "select a row"},
+    {"Up Down j k", "select a row"},
+    {"PgUp PgDn Home End", "a page up or down, the first or the last row"},
     {"x Enter Right", "drill down: the selected reason by vCPU thread and by sub-key"},
     {"", "(PIO port, MMIO gpa, MSR, hypercall nr); in the VM view: that VM only"},
-    {"x Left Esc", "back to the reasons"},
+    {"x Left Esc Backspace", "back to the reasons"},
     {"b", "per-VM breakdown (VM = the VMM process, named by QEMU -name or comm)"},
     {"f", "filter reasons by regular expression (empty: no filter)"},
     {"g", "filter by guest name"},
     {"p", "filter by pid: VMM processes or vCPU threads, N[,N...]"},
     {"c", "clear the filters"},
     {"r", "reset the counters"},
-    {"z", "pause / resume the display (counting goes on)"},
+    {"z Z", "pause / resume the display (counting goes on)"},
     {"0", "show / hide the reasons with no exit since start"},
     {"u", "source: auto, kvm_exit/kvm_entry, userspace exits (KVM_EXIT_*)"},
+    {"e", "all events: every kvm:* tracepoint counted (kvm_stat's view), from the"},
+    {"", "first e on (or from the start with --all-events); e again: the exits"},
     {"s", "set the refresh interval"},
     {"other keys", "refresh now"},
 };
@@ -155,9 +158,10 @@ static unsigned drill(struct ui_state *st, const struct ui_view *v)
 	if (st->mode == UI_MODE_DRILL) {
 		st->mode = UI_MODE_REASONS;
 	} else if (st->mode == UI_MODE_VMS) {
-		if (st->sel >= v->nrows || v->rows[st->sel].pid <= 0)
+		/* a VM row's key names its VMM in the tid (model.c's fold) */
+		if (st->sel >= v->nrows || v->rows[st->sel].s.key.tid <= 0)
 			return 0;
-		snprintf(msg, sizeof(msg), "%d", (int)v->rows[st->sel].pid);
+		snprintf(msg, sizeof(msg), "%d", (int)v->rows[st->sel].s.key.tid);
 		ui_filter_set_pids(&st->f, msg, st->msg, sizeof(st->msg));
 		snprintf(st->msg, sizeof(st->msg), "showing %s only; c clears the filter",
 			 v->rows[st->sel].label);
@@ -165,7 +169,7 @@ static unsigned drill(struct ui_state *st, const struct ui_view *v)
 	} else {
 		if (st->sel >= v->nrows)
 			return 0;
-		st->drill = v->rows[st->sel].key.name;
+		st->drill = v->rows[st->sel].s.key.name;
 		st->mode = UI_MODE_DRILL;
 	}
 	st->sel = st->top = 0;
@@ -240,6 +244,12 @@ static unsigned act(struct ui_state *st, const struct ui_view *v, enum ui_action
 	case UI_A_ZERO:
 		st->show_zero = !st->show_zero;
 		return UI_R_REBUILD | UI_R_REDRAW;
+	case UI_A_EVENTS:
+		st->events = !st->events;
+		if (st->mode == UI_MODE_DRILL)
+			st->mode = UI_MODE_REASONS; /* the drilled name is of the other view */
+		st->sel = st->top = 0;
+		return (st->events ? UI_R_EVENTS : 0) | UI_R_REBUILD | UI_R_REDRAW;
 	case UI_A_SOURCE:
 		st->source = (enum ui_source)((st->source + 1) % 3);
 		st->sel = st->top = 0;

@@ -2,7 +2,7 @@
 /*
  * The curses loop. Each turn waits in the collector (at most 100 ms, so keys
  * answer quickly; SIGINT/SIGTERM are delivered only there, see
- * collect_signals_install), reads the keys, and at the refresh tick builds
+ * live_signals_install), reads the keys, and at the refresh tick builds
  * the view from the aggregates and draws it. Keys never block: prompts are
  * edited here, one key at a time.
  */
@@ -10,8 +10,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "common.h"
-#include "collect.h"
+#include "err.h"
+#include "live.h"
 #include "ui-local.h"
 
 /* kvm_stat's first refresh comes after 0.25 s: something shows at once. */
@@ -27,7 +27,7 @@ struct screen {
 
 static int failed(struct screen *s, const char *what)
 {
-	snprintf(s->fail, sizeof(s->fail), "%s: %s", what, strerror(errno));
+	err_buf_errno(s->fail, sizeof(s->fail), "%s", what);
 	return -1;
 }
 
@@ -35,6 +35,15 @@ static void rebuild(struct screen *s)
 {
 	ui_view_free(&s->v);
 	ui_model_build(&s->v, s->t->live, &s->t->vms, &s->st, s->t->o->types);
+}
+
+/* The first e: every kvm:* event is enabled and counted from now on (top.c: not before). */
+static void count_all(struct screen *s)
+{
+	if (watch_count_all(s->t->live, s->st.msg, sizeof(s->st.msg)) < 0)
+		s->st.events = false; /* the message says why */
+	else
+		snprintf(s->st.msg, sizeof(s->st.msg), "counting every kvm:* event from now on");
 }
 
 /* Applies what the keys asked for; returns the reactions still to do. */
@@ -48,14 +57,16 @@ static unsigned read_keys(struct screen *s)
 
 		if (r & UI_R_QUIT)
 			return all | UI_R_QUIT;
+		if ((r & UI_R_EVENTS) && !s->t->live->evname)
+			count_all(s);
 		if (r & UI_R_RESET) {
-			ui_live_reset(s->t->live);
+			watch_reset(s->t->live);
 			snprintf(s->st.msg, sizeof(s->st.msg), "counters reset");
 		}
 		/* The next key may select a row: it must see the rows it selects from. */
 		if (r & UI_R_REBUILD)
 			rebuild(s);
-		all |= r & ~(unsigned)(UI_R_REBUILD | UI_R_RESET);
+		all |= r & ~(unsigned)(UI_R_REBUILD | UI_R_RESET | UI_R_EVENTS);
 	}
 	return all;
 }
@@ -91,18 +102,20 @@ int ui_screen_run(struct ui_top *t)
 
 	s.st = (struct ui_state){.sort = UI_SORT_TOTAL,
 				 .source = t->o->source,
+				 .events = t->o->all_events,
 				 .delay = t->o->delay,
 				 .buckets = t->o->buckets != NULL};
-	if (t->o->fields && ui_filter_set_re(&s.st.f, t->o->fields, e, sizeof(e)) < 0)
-		return err("%s", e);
+	if (t->o->fields_re)
+		ui_filter_use_re(&s.st.f, t->o->fields_re, t->o->fields);
 	if (ui_crt_init(e, sizeof(e)) < 0) {
 		ui_filter_free(&s.st.f);
 		return err("%s", e);
 	}
+	ui_color_init(ui_color_wanted(t->o->no_color));
 	s.next = ui_now() + (t->o->delay < FIRST_REFRESH_S ? t->o->delay : FIRST_REFRESH_S);
 	rebuild(&s);
 	ui_table_draw(&s.v, &s.st, &t->hdr);
-	while (!collect_stop_requested() && !(ret = turn(&s)))
+	while (!live_stop_requested() && !(ret = turn(&s)))
 		;
 	/* The terminal first, so that an error message lands on a sane one. */
 	ui_crt_done();

@@ -9,45 +9,65 @@
  *   %Total = exits of the row / all exits shown,
  *   %Time  = handling time of the row / (all handling time + time in guest),
  * the KVM-PPC report's %, TIMEINGUEST included.
+ * The all-events view is the same fold over the WATCH_EVENTS table: event
+ * names instead of reasons, counts (untimed) only.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
+#include "alloc.h"
+#include "intern.h"
+#include "term.h"
 #include "pair.h"
 #include "ui-local.h"
 
 struct fold {
 	const struct ui_state *st;
-	const struct ui_vms *vs;
+	const struct watch_vms *vs;
 	const char *tig;
 	enum ui_mode mode;
 	bool by_sub; /* drill-down: by sub-key instead of by thread */
+	const struct exit_types *types;
 	struct stats_table *dst;
 };
 
-bool ui_filter_name(const struct ui_filter *f, const char *name)
+/*
+ * Is the reason name shown under the regex filter? Also when one of its
+ * other names in the tables (`alias`: arm64's bare "DABT_LOW" for
+ * TRAP_DABT_LOW) matches: -f names a reason as the kernel prints it.
+ */
+static bool name_shown(const struct ui_filter *f, const struct exit_types *types,
+		       const char *name)
 {
-	return !f->has_re || regexec(&f->re, name, 0, NULL, 0) == 0;
+	const char *alias[8];
+	size_t n;
+
+	if (!f->re || regexec(f->re, name, 0, NULL, 0) == 0)
+		return true;
+	n = exit_types_aliases(types, name, alias, 8);
+	for (size_t i = 0; i < n; i++)
+		if (regexec(f->re, alias[i], 0, NULL, 0) == 0)
+			return true;
+	return false;
 }
 
 static bool keep_thread(const struct fold *f, int32_t tid)
 {
 	const struct ui_filter *flt = &f->st->f;
-	const struct ui_thread *t;
+	const struct watch_thread *t;
 	bool hit = false;
 
 	if (!flt->npids && !flt->guest[0])
 		return true;
-	t = ui_vms_thread(f->vs, tid);
+	t = watch_vms_thread(f->vs, tid);
 	for (size_t i = 0; i < flt->npids; i++)
 		if (flt->pids[i] == tid || (t && flt->pids[i] == t->tgid))
 			hit = true;
 	if (flt->npids && !hit)
 		return false;
 	if (flt->guest[0]) {
-		const struct ui_vm *vm = t ? ui_vms_vm(f->vs, t->tgid) : NULL;
+		const struct watch_vm *vm = t ? watch_vms_vm(f->vs, t->tgid) : NULL;
 
 		return vm && !strcmp(vm->name, flt->guest);
 	}
@@ -59,13 +79,13 @@ static void fold_one(const struct stats_key *k, const struct stats_acc *a, void 
 	const struct fold *f = arg;
 	struct stats_key nk = {.name = k->name, .tid = -1, .vcpu = -1};
 
-	if (k->name != f->tig && !ui_filter_name(&f->st->f, k->name))
+	if (k->name != f->tig && !name_shown(&f->st->f, f->types, k->name))
 		return;
 	if (!keep_thread(f, k->tid))
 		return;
 	if (f->mode == UI_MODE_VMS && k->name != f->tig) {
-		const struct ui_thread *t = ui_vms_thread(f->vs, k->tid);
-		const struct ui_vm *vm = t ? ui_vms_vm(f->vs, t->tgid) : NULL;
+		const struct watch_thread *t = watch_vms_thread(f->vs, k->tid);
+		const struct watch_vm *vm = t ? watch_vms_vm(f->vs, t->tgid) : NULL;
 
 		nk.name = vm ? vm->label : intern("?");
 		nk.tid = vm ? vm->pid : -1;
@@ -93,43 +113,67 @@ static struct stats_table *fold(const struct stats_table *t, struct fold f)
 /* ------------------------------------------------------------------------ */
 /* Rows */
 
-static const char *sub_kind(const char *reason)
+/* An exit name as a row label: names come from the recording, escapes escaped. */
+static void term_safe_label(char *label, size_t len, const char *name)
 {
-	if (strstr(reason, "MMIO") || strstr(reason, "EPT") || strstr(reason, "NPF") ||
-	    strstr(reason, "DABT"))
-		return "gpa";
-	if (strstr(reason, "IO"))
-		return "port";
-	if (strstr(reason, "MSR"))
-		return "msr";
-	if (strstr(reason, "CALL") || strstr(reason, "HVC"))
-		return "nr";
-	return "key";
+	char buf[256];
+
+	snprintf(label, len, "%s", term_safe(name, buf, sizeof(buf)));
 }
 
-static void drill_label(struct ui_row *r, const struct ui_vms *vs, bool by_sub)
+/* A drill-down row's label; a sub-key is called what its detail event calls it (exit_types). */
+static void drill_label(struct ui_row *r, const struct watch_vms *vs, bool by_sub,
+			const struct exit_types *types)
 {
-	const struct stats_key *k = &r->key;
-	const struct ui_thread *t;
-	const struct ui_vm *vm;
+	const char *what = exit_types_sub_label(types, (enum kes_detail)r->sub_kind);
+	const struct stats_key *k = &r->s.key;
+	const struct watch_thread *t;
+	const struct watch_vm *vm;
 	char vc[24] = "";
 
 	if (by_sub) {
 		if (!k->has_sub)
 			snprintf(r->label, sizeof(r->label), "(no detail event)");
 		else if (k->sub == STATS_SUB_OTHER)
-			snprintf(r->label, sizeof(r->label), "(other %ss)", sub_kind(k->name));
+			snprintf(r->label, sizeof(r->label), "(other %ss)", what);
 		else
-			snprintf(r->label, sizeof(r->label), "%s 0x%llx", sub_kind(k->name),
-				 (unsigned long long)k->sub);
+			exit_types_sub_text(types, (enum kes_detail)r->sub_kind, k->sub, r->label,
+					    sizeof(r->label));
 		return;
 	}
-	t = ui_vms_thread(vs, k->tid);
-	vm = t ? ui_vms_vm(vs, t->tgid) : NULL;
+	t = watch_vms_thread(vs, k->tid);
+	vm = t ? watch_vms_vm(vs, t->tgid) : NULL;
+	/* thread and VM first: a narrow label column cuts the end (the thread's name) */
 	if (k->vcpu >= 0)
-		snprintf(vc, sizeof(vc), "vcpu%d ", (int)k->vcpu);
-	snprintf(r->label, sizeof(r->label), "%stid %d %s %s", vc, (int)k->tid,
-		 t && t->comm ? t->comm : "?", vm ? vm->label : "");
+		snprintf(vc, sizeof(vc), " v%d", (int)k->vcpu);
+	snprintf(r->label, sizeof(r->label), "t%d%s %s %s", (int)k->tid, vc,
+		 vm ? vm->label : "?", t && t->comm ? t->comm : "?");
+}
+
+/* The statistics of r as the view shows them: see struct ui_row. */
+static void set_stats(struct ui_row *u, const struct stats_row *r)
+{
+	u->s = *r;
+	u->s.acc = NULL;
+	u->sub_kind = r->acc ? r->acc->sub_kind : 0;
+	if (!r->timed)
+		u->s.avg = u->s.max = NAN;
+	if (!r->has_quantiles)
+		u->s.p99 = NAN;
+}
+
+/* A row of the totals a, named name (a NULL: nothing seen). */
+static void set_total(struct ui_row *u, const char *name, const struct stats_acc *a)
+{
+	struct stats_key k = {.name = name, .tid = -1, .vcpu = -1};
+	struct stats_acc none;
+	struct stats_row r;
+
+	stats_acc_init(&none);
+	stats_row_of(&r, &k, a ? a : &none, 1.0);
+	*u = (struct ui_row){0};
+	set_stats(u, &r);
+	stats_acc_free(&none);
 }
 
 static void fill_row(struct ui_row *u, const struct stats_row *r, const struct stats_table *ti,
@@ -137,14 +181,7 @@ static void fill_row(struct ui_row *u, const struct stats_row *r, const struct s
 {
 	const struct stats_acc *ai = stats_table_find(ti, &r->key);
 
-	u->key = r->key;
-	u->pid = r->key.tid;
-	u->total = r->count + r->untimed;
-	u->timed = r->count;
-	u->avg = r->count ? r->avg : NAN;
-	u->max = r->count ? r->max : NAN;
-	u->p99 = r->has_quantiles ? r->p99 : NAN;
-	u->sum = r->sum;
+	set_stats(u, r);
 	u->rate = ai && dt > 0 ? (double)(ai->count + ai->untimed) / dt : 0;
 }
 
@@ -169,7 +206,7 @@ static void make_rows(struct ui_row **rows, size_t *n, const struct stats_table 
 			continue;
 		}
 		fill_row(&(*rows)[*n], r, ti, dt);
-		snprintf((*rows)[*n].label, sizeof((*rows)[*n].label), "%s", r->key.name);
+		term_safe_label((*rows)[*n].label, sizeof((*rows)[*n].label), r->key.name);
 		(*n)++;
 	}
 	stats_view_free(sv);
@@ -196,39 +233,31 @@ static void make_total(struct ui_view *v, const struct stats_table *t, const cha
 
 	stats_acc_init(&w.acc);
 	stats_table_foreach(t, merge_all, &w);
-	*s = (struct ui_row){.key = {.name = intern("Total"), .tid = -1, .vcpu = -1}};
+	set_total(s, intern("Total"), &w.acc);
 	snprintf(s->label, sizeof(s->label), "Total");
-	s->timed = w.acc.count;
-	s->total = w.acc.count + w.acc.untimed;
-	s->sum = (double)w.acc.sum;
-	s->avg = w.acc.count ? stats_acc_avg(&w.acc) : NAN;
-	s->max = w.acc.count ? (double)w.acc.max : NAN;
-	s->p99 = w.acc.count ? stats_acc_quantile(&w.acc, 0.99) : NAN;
 	stats_acc_free(&w.acc);
 }
 
 static void add_zero_rows(struct ui_view *v, const struct exit_types *types,
-			  const struct ui_state *st)
+			  const struct ui_state *st, const struct watch *l)
 {
 	const struct exit_table *t = v->isa ? exit_types_find(types, v->isa) : NULL;
+	size_t n = v->src == WATCH_EVENTS ? l->nevnames : t ? t->nnames : 0;
 
-	if (!t)
+	if (!n)
 		return;
-	v->rows = xrealloc(v->rows, (v->nrows + t->nnames + 1) * sizeof(*v->rows));
-	for (size_t i = 0; i < t->nnames; i++) {
-		const char *name = t->names[i].name;
+	v->rows = xrealloc(v->rows, (v->nrows + n + 1) * sizeof(*v->rows));
+	for (size_t i = 0; i < n; i++) {
+		const char *name = v->src == WATCH_EVENTS ? l->evnames[i] : t->names[i].name;
 		bool have = false;
 
 		for (size_t j = 0; j < v->nrows && !have; j++)
-			have = v->rows[j].key.name == name;
-		if (have || !ui_filter_name(&st->f, name))
+			have = v->rows[j].s.key.name == name;
+		if (have || !name_shown(&st->f, types, name))
 			continue;
 		struct ui_row *r = &v->rows[v->nrows++];
-		*r = (struct ui_row){.key = {.name = name, .tid = -1, .vcpu = -1},
-				     .avg = NAN,
-				     .max = NAN,
-				     .p99 = NAN};
-		snprintf(r->label, sizeof(r->label), "%s", name);
+		set_total(r, name, NULL);
+		term_safe_label(r->label, sizeof(r->label), name);
 	}
 }
 
@@ -241,15 +270,15 @@ static double sort_value(const struct ui_row *r)
 {
 	switch (sort_key) {
 	case UI_SORT_TOTAL:
-		return (double)r->total;
+		return (double)r->s.count;
 	case UI_SORT_RATE:
 		return r->rate;
 	case UI_SORT_AVG:
-		return isnan(r->avg) ? -1 : r->avg;
+		return isnan(r->s.avg) ? -1 : r->s.avg;
 	case UI_SORT_MAX:
-		return isnan(r->max) ? -1 : r->max;
+		return isnan(r->s.max) ? -1 : r->s.max;
 	default:
-		return r->sum;
+		return r->s.sum;
 	}
 }
 
@@ -260,8 +289,8 @@ static int cmp_rows(const void *pa, const void *pb)
 
 	if (x != y)
 		return x < y ? 1 : -1;
-	if (a->total != b->total)
-		return a->total < b->total ? 1 : -1;
+	if (a->s.count != b->s.count)
+		return a->s.count < b->s.count ? 1 : -1;
 	return strcmp(a->label, b->label);
 }
 
@@ -284,12 +313,12 @@ const char *ui_sort_name(enum ui_sort s)
 static void percentages(struct ui_row *rows, size_t n, double exits, double time)
 {
 	for (size_t i = 0; i < n; i++) {
-		rows[i].pct_total = exits > 0 ? 100.0 * (double)rows[i].total / exits : 0;
-		rows[i].pct_time = time > 0 ? 100.0 * rows[i].sum / time : 0;
+		rows[i].pct_total = exits > 0 ? 100.0 * (double)rows[i].s.count / exits : 0;
+		rows[i].pct_time = time > 0 ? 100.0 * rows[i].s.sum / time : 0;
 	}
 }
 
-static void header_facts(struct ui_view *v, const struct ui_live *l, const struct ui_vms *vs)
+static void header_facts(struct ui_view *v, const struct watch *l, const struct watch_vms *vs)
 {
 	size_t len = 0;
 
@@ -298,7 +327,7 @@ static void header_facts(struct ui_view *v, const struct ui_live *l, const struc
 	v->nvms = vs->nv;
 	v->vms[0] = 0;
 	for (size_t i = 0; i < vs->nv; i++) {
-		const struct ui_vm *vm = &vs->v[i];
+		const struct watch_vm *vm = &vs->v[i];
 
 		v->nvms_dead += vm->dead;
 		if (len + strlen(vm->label) + 12 >= sizeof(v->vms)) {
@@ -310,33 +339,43 @@ static void header_facts(struct ui_view *v, const struct ui_live *l, const struc
 	}
 }
 
-static int choose_source(struct ui_view *v, const struct ui_live *l, const struct ui_state *st)
+const char *ui_vms_exited(const struct ui_view *v)
+{
+	if (!v->nvms_dead)
+		return "";
+	return v->nvms_dead == v->nvms ? " (all exited)" : " (some exited)";
+}
+
+static int choose_source(struct ui_view *v, const struct watch *l, const struct ui_state *st)
 {
 	uint64_t exits, uexits;
 
-	ui_live_counts(l, &exits, &uexits);
+	watch_counts(l, &exits, &uexits);
+	if (st->events && l->evname)
+		return WATCH_EVENTS;
 	if (st->source == UI_SOURCE_EXITS)
-		return UI_EXITS;
+		return WATCH_EXITS;
 	if (st->source == UI_SOURCE_USERSPACE)
-		return UI_UEXITS;
+		return WATCH_UEXITS;
 	/* kvm_exit when it fires; on hosts where it is silent, what reaches the VMM. */
 	if (exits)
-		return UI_EXITS;
+		return WATCH_EXITS;
 	v->exit_silent = l->has_kvm_exit && uexits > 0;
-	return UI_UEXITS;
+	return WATCH_UEXITS;
 }
 
-void ui_model_build(struct ui_view *v, const struct ui_live *l, const struct ui_vms *vs,
+void ui_model_build(struct ui_view *v, const struct watch *l, const struct watch_vms *vs,
 		    const struct ui_state *st, const struct exit_types *types)
 {
-	const char *tig = intern(PAIR_TIMEINGUEST);
-	struct fold f = {.st = st, .vs = vs, .tig = tig, .mode = UI_MODE_REASONS};
+	const char *tig = intern(KES_TIMEINGUEST);
+	struct fold f = {.st = st, .vs = vs, .tig = tig, .mode = UI_MODE_REASONS, .types = types};
 	struct stats_table *r, *ri, *t, *ti;
 	double dt = l->last_dt;
 
 	*v = (struct ui_view){0};
 	v->src = choose_source(v, l, st);
-	v->isa = v->src == UI_UEXITS ? "userspace" : l->isa;
+	v->isa = v->src == WATCH_UEXITS ? "userspace" : v->src == WATCH_EVENTS ? NULL : l->isa;
+	v->nevents = l->nevnames;
 	header_facts(v, l, vs);
 	r = fold(l->total[v->src], f);
 	ri = fold(l->last[v->src], f);
@@ -345,10 +384,10 @@ void ui_model_build(struct ui_view *v, const struct ui_live *l, const struct ui_
 	for (size_t i = 0; i < v->nrows; i++)
 		v->total.rate += v->rows[i].rate;
 	v->empty = !v->nrows && !v->has_guest;
-	double exits = (double)v->total.total, time = v->total.sum + v->guest.sum;
+	double exits = (double)v->total.s.count, time = v->total.s.sum + v->guest.s.sum;
 
-	if (st->mode == UI_MODE_REASONS && st->show_zero && !st->buckets)
-		add_zero_rows(v, types, st);
+	if (st->mode == UI_MODE_REASONS && st->show_zero && (!st->buckets || v->src == WATCH_EVENTS))
+		add_zero_rows(v, types, st, l);
 	if (st->mode != UI_MODE_REASONS) {
 		free(v->rows);
 		f.mode = st->mode;
@@ -363,27 +402,23 @@ void ui_model_build(struct ui_view *v, const struct ui_live *l, const struct ui_
 		const struct stats_acc *a = stats_table_find(r, &k);
 
 		for (size_t i = 0; i < v->nrows; i++)
-			drill_label(&v->rows[i], vs, false);
+			drill_label(&v->rows[i], vs, false, types);
 		f.by_sub = true;
 		t = fold(l->total[v->src], f);
 		ti = fold(l->last[v->src], f);
-		make_rows(&v->subs, &v->nsubs, t, ti, dt, tig, NULL, NULL);
+		if (v->src != WATCH_EVENTS) /* events have no sub-keys */
+			make_rows(&v->subs, &v->nsubs, t, ti, dt, tig, NULL, NULL);
 		for (size_t i = 0; i < v->nsubs; i++)
-			drill_label(&v->subs[i], vs, true);
+			drill_label(&v->subs[i], vs, true, types);
 		stats_table_free(t);
 		stats_table_free(ti);
 		/* The drill-down's total row is the reason's own row. */
 		double rate = 0;
 		for (size_t i = 0; i < v->nrows; i++)
 			rate += v->rows[i].rate;
-		v->total = (struct ui_row){.total = a ? a->count + a->untimed : 0,
-					   .timed = a ? a->count : 0,
-					   .sum = a ? (double)a->sum : 0,
-					   .rate = rate};
-		v->total.avg = a && a->count ? stats_acc_avg(a) : NAN;
-		v->total.max = a && a->count ? (double)a->max : NAN;
-		v->total.p99 = a && a->count ? stats_acc_quantile(a, 0.99) : NAN;
-		snprintf(v->total.label, sizeof(v->total.label), "%s", st->drill);
+		set_total(&v->total, st->drill, a);
+		v->total.rate = rate;
+		term_safe_label(v->total.label, sizeof(v->total.label), st->drill);
 	}
 	percentages(v->rows, v->nrows, exits, time);
 	percentages(v->subs, v->nsubs, exits, time);
@@ -394,10 +429,12 @@ void ui_model_build(struct ui_view *v, const struct ui_live *l, const struct ui_
 	sort_rows(v->subs, v->nsubs, st->sort);
 	stats_table_free(r);
 	stats_table_free(ri);
+	ui_slow_view(v, l, vs);
 }
 
 void ui_view_free(struct ui_view *v)
 {
+	free(v->slow);
 	free(v->rows);
 	free(v->subs);
 	*v = (struct ui_view){0};
@@ -406,19 +443,44 @@ void ui_view_free(struct ui_view *v)
 /* ------------------------------------------------------------------------ */
 /* Filters */
 
+int ui_fields_regcomp(regex_t *re, const char *text)
+{
+	size_t n = strlen(text) + 4;
+	char *anchored = xcalloc(1, n);
+	int rc;
+
+	snprintf(anchored, n, "^(%s)", text);
+	rc = regcomp(re, anchored, REG_EXTENDED | REG_NOSUB);
+	free(anchored);
+	return rc;
+}
+
+static void drop_own(struct ui_filter *f)
+{
+	if (f->has_own)
+		regfree(&f->own);
+	f->has_own = false;
+	f->re = NULL;
+}
+
+void ui_filter_use_re(struct ui_filter *f, const regex_t *re, const char *text)
+{
+	drop_own(f);
+	f->re = re;
+	snprintf(f->re_text, sizeof(f->re_text), "%s", text);
+}
+
 int ui_filter_set_re(struct ui_filter *f, const char *text, char *msg, size_t len)
 {
 	regex_t re;
 	int rc;
 
 	if (!*text) {
-		if (f->has_re)
-			regfree(&f->re);
-		f->has_re = false;
+		drop_own(f);
 		f->re_text[0] = 0;
 		return 0;
 	}
-	rc = regcomp(&re, text, REG_EXTENDED | REG_NOSUB);
+	rc = ui_fields_regcomp(&re, text);
 	if (rc) {
 		char e[128];
 
@@ -426,10 +488,10 @@ int ui_filter_set_re(struct ui_filter *f, const char *text, char *msg, size_t le
 		snprintf(msg, len, "'%s' is not a regular expression: %s", text, e);
 		return -1;
 	}
-	if (f->has_re)
-		regfree(&f->re);
-	f->re = re;
-	f->has_re = true;
+	drop_own(f);
+	f->own = re;
+	f->has_own = true;
+	f->re = &f->own;
 	snprintf(f->re_text, sizeof(f->re_text), "%s", text);
 	return 0;
 }
@@ -461,8 +523,7 @@ int ui_filter_set_pids(struct ui_filter *f, const char *text, char *msg, size_t 
 
 void ui_filter_free(struct ui_filter *f)
 {
-	if (f->has_re)
-		regfree(&f->re);
+	drop_own(f);
 	free(f->pids);
 	*f = (struct ui_filter){0};
 }

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/utsname.h>
-#include "common.h"
-#include "collect.h"
+#include "err.h"
+#include "live.h"
 #include "ui-local.h"
 
 #define TICK_MS 100
@@ -38,12 +38,13 @@ int ui_wait_ms(double deadline)
 	return left < TICK_MS ? (int)left + 1 : TICK_MS;
 }
 
-bool ui_top_targets_gone(const struct ui_top *t)
+/* With -p: every traced process has exited. */
+static bool targets_gone(const struct ui_top *t)
 {
 	if (!t->o->npids)
 		return false;
 	for (size_t i = 0; i < t->o->npids; i++)
-		if (collect_pid_alive(t->o->pids[i]))
+		if (live_pid_alive(t->o->pids[i]))
 			return false;
 	return true;
 }
@@ -55,16 +56,19 @@ bool ui_top_targets_gone(const struct ui_top *t)
  */
 int ui_top_poll(struct ui_top *t, int timeout_ms)
 {
-	if (ui_live_poll(t->live, timeout_ms) < 0)
+	if (watch_poll(t->live, timeout_ms) < 0)
 		return -1;
-	for (int s = 0; s < UI_NSRC; s++)
-		ui_vms_learn(&t->vms, t->live->cur[s]);
+	for (int s = 0; s < WATCH_NTABLES; s++)
+		watch_vms_learn(&t->vms, t->live->cur[s]);
+	/* --slower-than without a screen: each such exit as it comes (one poll: <= 100 ms) */
+	if (t->o->out != UI_OUT_SCREEN && ui_slow_print(stderr, t) < 0)
+		return -1;
 	return 0;
 }
 
 static void thread_gone(void *arg, int32_t tid)
 {
-	ui_live_thread_gone(arg, tid);
+	watch_thread_gone(arg, tid);
 }
 
 int ui_top_tick(struct ui_top *t)
@@ -75,10 +79,10 @@ int ui_top_tick(struct ui_top *t)
 	if (ui_top_poll(t, 0) < 0)
 		return -1;
 	now = ui_now();
-	ui_vms_reap(&t->vms, thread_gone, t->live);
-	ui_live_tick(t->live, now - t->t_last);
+	watch_vms_reap(&t->vms, thread_gone, t->live);
+	watch_tick(t->live, now - t->t_last);
 	t->t_last = now;
-	t->hdr.targets_gone = ui_top_targets_gone(t);
+	t->hdr.targets_gone = targets_gone(t);
 	return 0;
 }
 
@@ -87,19 +91,20 @@ int ui_top_tick(struct ui_top *t)
 static int run_once(struct ui_top *t)
 {
 	double end = t->t_last + t->o->delay;
-	struct ui_state st = {
-	    .sort = UI_SORT_TOTAL, .source = t->o->source, .buckets = t->o->buckets != NULL};
+	struct ui_state st = {.sort = UI_SORT_TOTAL,
+			      .source = t->o->source,
+			      .events = t->o->all_events,
+			      .buckets = t->o->buckets != NULL};
 	struct ui_view v;
-	char e[256];
 
-	if (t->o->fields && ui_filter_set_re(&st.f, t->o->fields, e, sizeof(e)) < 0)
-		return err("%s", e);
+	if (t->o->fields_re)
+		ui_filter_use_re(&st.f, t->o->fields_re, t->o->fields);
 	/* One interval; it ends early when every traced process is gone. */
-	while (!collect_stop_requested() && ui_now() < end && !ui_top_targets_gone(t))
+	while (!live_stop_requested() && ui_now() < end && !targets_gone(t))
 		if (ui_top_poll(t, ui_wait_ms(end)) < 0)
-			return err("reading the trace buffers: %s", strerror(errno));
+			return err_errno("reading the trace buffers");
 	if (ui_top_tick(t) < 0)
-		return err("reading the trace buffers: %s", strerror(errno));
+		return err_errno("reading the trace buffers");
 	ui_model_build(&v, t->live, &t->vms, &st, t->o->types);
 	ui_batch_table(stdout, &v, &t->hdr, t->live->last_dt);
 	ui_view_free(&v);
@@ -131,9 +136,9 @@ static int run_log(struct ui_top *t)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGHUP, &sa, NULL);
 	}
-	while (!collect_stop_requested() && !ret) {
+	while (!live_stop_requested() && !ret) {
 		if (ui_top_poll(t, ui_wait_ms(next)) < 0) {
-			ret = err("reading the trace buffers: %s", strerror(errno));
+			ret = err_errno("reading the trace buffers");
 			break;
 		}
 		if (hup) {
@@ -147,7 +152,7 @@ static int run_log(struct ui_top *t)
 			/* `top --log | head`: the reader has all it wanted; end quietly. */
 			if (errno == EPIPE)
 				break;
-			ret = err("writing the log: %s", strerror(errno));
+			ret = err_errno("writing the log");
 		}
 		next += t->o->delay;
 		if (next < ui_now())
@@ -177,11 +182,13 @@ static void describe_targets(const struct ui_top_opts *o, char *buf, size_t len)
 
 int ui_top_run(const struct ui_top_opts *o)
 {
-	struct ui_live_opts lo = {.pids = o->pids,
+	struct watch_opts lo = {.pids = o->pids,
 				  .npids = o->npids,
 				  .buffer_kb = o->buffer_kb,
 				  .types = o->types,
-				  .buckets = o->buckets};
+				  .buckets = o->buckets,
+				  .slower_ns = o->slower_ns,
+				  .all_events = o->all_events};
 	struct ui_top t = {.o = o};
 	char e[512], host[256] = "?", traced[256];
 	struct utsname un;
@@ -194,17 +201,18 @@ int ui_top_run(const struct ui_top_opts *o)
 	t.hdr = (struct ui_header){.host = host,
 				   .machine = un.machine,
 				   .traced = traced,
-				   .buckets = o->buckets ? o->buckets_name : NULL};
-	if (collect_signals_install() < 0)
-		return err("cannot install signal handlers: %s", strerror(errno)), 1;
-	t.live = ui_live_new(&lo, e, sizeof(e));
+				   .buckets = o->buckets ? o->buckets_name : NULL,
+				   .width = o->width};
+	if (live_signals_install() < 0)
+		return err_errno("cannot install signal handlers"), 1;
+	t.live = watch_new(&lo, e, sizeof(e));
 	if (!t.live)
 		return err("%s", e), 1;
-	if (ui_live_start(t.live) < 0) {
-		ui_live_free(t.live);
-		return err("cannot start tracing: %s", strerror(errno)), 1;
+	if (watch_start(t.live) < 0) {
+		watch_free(t.live);
+		return err_errno("cannot start tracing"), 1;
 	}
-	ui_vms_seed(&t.vms, o->pids, o->npids);
+	watch_vms_seed(&t.vms, o->pids, o->npids);
 	t.t_last = ui_now();
 	switch (o->out) {
 	case UI_OUT_ONCE:
@@ -217,7 +225,7 @@ int ui_top_run(const struct ui_top_opts *o)
 		ret = ui_screen_run(&t);
 		break;
 	}
-	ui_live_free(t.live);
-	ui_vms_free(&t.vms);
+	watch_free(t.live);
+	watch_vms_free(&t.vms);
 	return ret < 0 ? 1 : 0;
 }

@@ -1,18 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one place that prints errors. In JSON mode the error goes into the
- * output stream as {"error": "..."} so scripts always get something they can
- * parse (bpftool's p_err()); otherwise one line on stderr.
+ * The one place that prints errors: one line on stderr, or, when cli/ has
+ * installed a sink (JSON output), into the sink only, so scripts always get
+ * something they can parse and nothing else to read (bpftool's p_err()).
+ * util/ knows no JSON: the sink does.
  */
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
-#include "common.h"
+#include <string.h>
+#include "err.h"
+#include "term.h"
 
-static bool json_mode;
+static void (*sink)(const char *msg);
 
-void err_set_json(bool on)
+void err_set_sink(void (*fn)(const char *msg))
 {
-	json_mode = on;
+	sink = fn;
+}
+
+/* One line, in the stream the output mode says: scripts parse JSON, people read stderr. */
+static int emit(const char *msg)
+{
+	if (sink) {
+		sink(msg);
+		return -1;
+	}
+	/* a file name with an ESC in it must not reach the terminal as one */
+	fputs("kvm-exitstat: ", stderr);
+	term_fputs(msg, stderr);
+	fputc('\n', stderr);
+	return -1;
 }
 
 int err(const char *fmt, ...)
@@ -23,23 +41,42 @@ int err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (json_mode) {
-		fputs("{\"error\": ", stdout);
-		json_quote(stdout, buf);
-		fputs("}\n", stdout);
-		fflush(stdout);
-	}
-	fprintf(stderr, "kvm-exitstat: %s\n", buf);
-	return -1;
+	return emit(buf);
 }
 
-void info(const char *fmt, ...)
+int err_errno(const char *fmt, ...)
 {
+	int e = errno; /* before anything here can change it */
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ": %s", strerror(e));
+	return emit(buf);
+}
+
+void err_info(const char *fmt, ...)
+{
+	char buf[4096];
 	va_list ap;
 
-	if (json_mode)
+	if (sink)
 		return;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	/* escaped line by line: the newlines are ours */
+	for (char *line = buf, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		term_fputs(line, stderr);
+		if (!nl)
+			break;
+		fputc('\n', stderr);
+	}
 }

@@ -2,12 +2,16 @@
 /*
  * String interning: exit names are compared and hashed by pointer on the hot
  * path. An open-addressing table that only grows; strings live until exit.
- * Not thread-safe: the collector's reader thread never interns (decoding
- * happens on the consumer side).
+ * Not thread-safe: one thread at a time interns (serve's HTTP threads never
+ * do: they send pages the collector rendered). Each string is its own
+ * allocation, so a grow of the table never moves one: a pointer handed out
+ * stays valid.
  */
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
-#include "common.h"
+#include "alloc.h"
+#include "intern.h"
 
 static const char **slots;
 static size_t nslots, used;

@@ -11,13 +11,13 @@ MKDAT=${MKDAT:-${O:-build}/tests/tools/mkdat}
 
 check "mkdat at $MKDAT" test -x "$MKDAT"
 
-# csv FILE: "name count untimed sum" of the whole run's rows (sum in ns).
-whole() { awk -F, 'NR > 1 && $2 == -1 { printf "%s %d %d %.0f\n", $1, $4, $5, $8 }' "$1" | sort; }
+# csv FILE: "name timed untimed sum" of the whole run's rows (sum in ns; count is every exit).
+whole() { awk -F, 'NR > 1 && $2 == -1 { printf "%s %d %d %.0f\n", $1, $4 - $5, $5, $8 }' "$1" | sort; }
 # expect ISA: the same from the .expect file's "tid *" lines.
 expect() { awk '!/^#/ && NF >= 5 && $2 == "*" { print $1, $3, $4, $5 }' "$FIX/$1.expect" | sort; }
 # per_vcpu_sum CSV: the per-thread rows added up by name, in the same form.
 per_vcpu_sum() {
-	awk -F, 'NR > 1 && $2 != -1 { c[$1] += $4; u[$1] += $5; s[$1] += $8 }
+	awk -F, 'NR > 1 && $2 != -1 { c[$1] += $4 - $5; u[$1] += $5; s[$1] += $8 }
 		END { for (n in c) printf "%s %d %d %.0f\n", n, c[n], u[n], s[n] }' "$1" | sort
 }
 
@@ -84,7 +84,7 @@ printf 'map bad\nrule * * -> X\n\nrule x86_vmx * mmoi -> Y\n' >"$TMP/bad.map"
 "$KES" report -i "$TMP/x86_vmx.dat" --buckets "$TMP/bad.map" >"$TMP/out" 2>"$TMP/err"
 eq "bad map: status" "$?" 1
 eq "bad map: message" "$(cat "$TMP/err")" \
-	"kvm-exitstat: $TMP/bad.map:4: unknown detail 'mmoi' (want mmio, pio, emulate, hypercall, msr, page_fault)"
+	"kvm-exitstat: $TMP/bad.map:4: unknown detail 'mmoi' (want mmio, pio, emulate, hypercall, msr, page_fault, halt)"
 eq "bad map: no report" "$(wc -c <"$TMP/out")" 0
 printf 'map typo\nrule x86_vmx EPT_MISCONFIGG -> MMIO\n' >"$TMP/typo.map"
 "$KES" report -i "$TMP/x86_vmx.dat" --buckets "$TMP/typo.map" 2>"$TMP/err" >/dev/null
@@ -99,8 +99,8 @@ check "unknown map: lists the built-in maps" grep -q "'ppcc': not a built-in map
 # host): every `out` is emulated, so KVM_EXIT_IO is EMULINST; timed + untimed
 # = exitgen's counts (each vCPU's final "done" IO exit is untimed).
 eg_total() { awk -v k="$1" '$1 == "total" { for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }' "$2"; }
-# bucket_n CSV NAME: count + untimed of one bucket of the whole run.
-bucket_n() { awk -F, -v n="$2" '$1 == n && $2 == -1 { print $4 + $5 }' "$1"; }
+# bucket_n CSV NAME: count (every exit) of one bucket of the whole run.
+bucket_n() { awk -F, -v n="$2" '$1 == n && $2 == -1 { print $4 }' "$1"; }
 T=tests/fixtures/text
 "$KES" report -i "$T/trace.dat" --buckets ppc -f csv >"$TMP/cap.csv"
 eq "capture: EMULINST = KVM_EXIT_IO" "$(bucket_n "$TMP/cap.csv" EMULINST)" "$(eg_total KVM_EXIT_IO "$T/exitgen.out")"

@@ -37,10 +37,17 @@ bad_opt --seconds soon
 bad_opt --start-delay -5
 bad_opt --inject nothing
 bad_opt stray-argument
+bad_opt --pf 4097
+bad_opt --pause-us 1000001
+bad_opt --give-up 0
+bad_opt --give-up later
+bad_opt --mode pv --cpuid 1
+bad_opt --mode pv --msr 1
+bad_opt --mode pv --pf 1
 
 eg --help >"$TMP/help" 2>&1
 eq "--help exit status" "$?" 0
-for opt in --io --mmio --hlt --vcpus --mode --batch --seconds --start-delay --quiet \
+for opt in --io --mmio --hlt --vcpus --mode --batch --seconds --start-delay --pause-us --quiet --give-up \
 	"KVM_EXIT_IO = io + 1" "ceil((io + mmio) / B) + 1"; do
 	check "--help mentions '$opt'" grep -qF -- "$opt" "$TMP/help"
 done
@@ -98,7 +105,7 @@ run_case() {
 	eq "stderr of exitgen $*" "$(cat "$TMP/err")" ""
 	[ "$mode" = pv ] || batch=0
 	eq "header of exitgen $*" "$(sed -n '1s/pid [0-9]* /pid P /p' "$TMP/out")" \
-		"exitgen: pid P vcpus $k mode $mode io $io mmio $mmio hlt $hlt batch $batch"
+		"exitgen: pid P vcpus $k mode $mode io $io mmio $mmio hlt $hlt batch $batch isa x86 cpuid 0 msr 0 pf 0"
 	predict "$mode" "$batch" "$io" "$mmio" "$hlt"
 	check_vcpus "$TMP/out" "$k" "$io" "$mmio" "$hlt"
 }
@@ -119,6 +126,31 @@ run_case 2 pv 1 5 3 2
 run_case 1 pv 1024 100000 100000 0
 run_case 1 nopv 0 70000 0 0   # more than 16 bits of loop counter
 
+# In-kernel operations: counted by the guest (cpuid, msr) or by the pages it
+# made resident (pf); none reaches the VMM, so the exits stay those of io.
+# check_kernel_ops OUT K CPUID MSR PF [SECONDS]
+check_kernel_ops() {
+	i=0
+	while [ "$i" -lt "$2" ]; do
+		l=$(grep "^vcpu $i tid " "$1")
+		n=$(field passes "$l")
+		[ -n "$6" ] || eq "vcpu $i passes" "$n" 1
+		eq "vcpu $i cpuid" "$(field cpuid "$l")" $((n * $3))
+		eq "vcpu $i msr" "$(field msr "$l")" $((n * $4))
+		eq "vcpu $i pf" "$(field pf "$l")" $((n * $5))
+		eq "vcpu $i KVM_EXIT_IO" "$(field KVM_EXIT_IO "$l")" $((n * 11))
+		i=$((i + 1))
+	done
+}
+eg --vcpus 3 --cpuid 1000 --msr 700 --pf 300 --io 10 >"$TMP/out" 2>"$TMP/err"
+eq "cpuid/msr/pf exit status" "$?" 0
+check_kernel_ops "$TMP/out" 3 1000 700 300 ""
+eg --seconds 0.3 --cpuid 9 --msr 5 --pf 4096 --io 10 >"$TMP/out" 2>"$TMP/err"
+eq "cpuid/msr/pf --seconds exit status" "$?" 0
+check_kernel_ops "$TMP/out" 1 9 5 4096 seconds
+check "--seconds ran the page-fault pass more than once" \
+	[ "$(field passes "$(grep '^vcpu 0' "$TMP/out")")" -gt 1 ]
+
 # The work done is identical in both modes; only the exits differ.
 eg --io 300 --mmio 200 --vcpus 2 >"$TMP/nopv" &&
 	eg --io 300 --mmio 200 --vcpus 2 --mode pv >"$TMP/pv"
@@ -134,6 +166,15 @@ predict pv 16 100 9 3
 check_vcpus "$TMP/out" 2 100 9 3 seconds
 check "--seconds 0.3 ran at least 0.3 s" \
 	[ "$(field elapsed_us "$(grep '^total' "$TMP/out")")" -ge 300000 ]
+
+# --pause-us: each vCPU sleeps between passes, so 0.5 s of 20 ms pauses makes
+# at most 26 passes (exact counts per pass as always).
+eg --seconds 0.5 --pause-us 20000 --io 5 >"$TMP/out" 2>"$TMP/err"
+eq "--pause-us exit status" "$?" 0
+n=$(field passes "$(grep '^vcpu 0' "$TMP/out")")
+between() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
+check "--pause-us 20000 for 0.5 s: $n passes, 1 to 26" between "${n:-0}" 1 26
+eq "--pause-us: KVM_EXIT_IO = passes x 6" "$(field KVM_EXIT_IO "$(grep '^vcpu 0' "$TMP/out")")" $((n * 6))
 
 # --start-delay: the VM and its named threads exist before the first KVM_RUN,
 # and the tids printed at the end are those threads.
@@ -168,5 +209,19 @@ for inj in port read hlt; do
 		check "--inject $inj --mode $mode says why" grep -q 'exitgen: vcpu 0: ' "$TMP/err"
 	done
 done
+
+# --give-up: a run far longer than its limit (10^9 port writes: minutes at
+# any exit rate) fails with status 1 within seconds, saying which vCPU; one
+# that ends first is untouched.
+start=$(date +%s)
+eg --io 1000000000 --vcpus 2 --give-up 0.5 >"$TMP/out" 2>"$TMP/err"
+eq "--give-up 0.5 on an endless run: exit status" "$?" 1
+took=$(($(date +%s) - start))
+check "--give-up 0.5 on an endless run returned in $took s (well before the run's end)" [ "$took" -le 20 ]
+eq "--give-up: one line per vCPU still running" "$(grep -c '^exitgen: vcpu [01]: unexpected: no end 0.5 s after the start (passes 0, KVM_EXIT_IO [0-9]*, ' "$TMP/err")" 2
+check "--give-up: no report of half-counts on stdout" sh -c "! grep -q '^total' '$TMP/out'"
+eg --io 5 --give-up 60 >"$TMP/out" 2>"$TMP/err"
+eq "--give-up 60 on a short run: exit status" "$?" 0
+check "--give-up 60 on a short run: the report" grep -q '^total KVM_EXIT_IO 6 ' "$TMP/out"
 
 summary

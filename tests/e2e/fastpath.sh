@@ -1,9 +1,9 @@
 #!/bin/sh
-# The trace.dat fast path (our page walker) against libtracecmd
-# (KES_NO_FASTPATH=1): every trace.dat fixture, trace-cmd conversions of it
-# (v6, v7 uncompressed), mkdat fixtures of every ISA and, with KVM, a fresh
-# recording must give byte-identical reports, and the same records one by
-# one (test_tracedat_fast FILE). Truncated and corrupted copies must give one
+# The trace.dat fast path (per-CPU lanes of pages through the feed) against
+# libtracecmd (KES_NO_FASTPATH=1): every trace.dat fixture, trace-cmd
+# conversions of it (v6, v7 uncompressed), mkdat fixtures of every ISA and,
+# with KVM, a fresh recording must give byte-identical reports, and the same
+# records one by one (test_tracedat_fast FILE: the lanes' pages). Truncated and corrupted copies must give one
 # error line or a report, never a crash. tests/run.sh under `make asan-check`
 # runs this with the ASan build.
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +15,9 @@ FMTS=tests/fixtures/formats
 
 # same_reports FILE: each view, fast path on and off, byte for byte.
 same_reports() {
-	for view in "-f csv" "-f csv --per-vcpu -u ns" "-f json --by-sub" "-f ppc"; do
+	# --vcpu: load.c's filter, the feed's keep() hook; --slowest: the outliers
+	for view in "-f csv" "-f csv --per-vcpu -u ns" "-f json --by-sub" "-f ppc" \
+		"-f csv --vcpu 1" "-f csv --slowest 5"; do
 		# shellcheck disable=SC2086
 		$KES report -i "$1" $view >"$TMP/fast.out" 2>"$TMP/fast.err"
 		rf=$?
@@ -26,6 +28,12 @@ same_reports() {
 		check "$(basename "$1") $view: same report" cmp -s "$TMP/fast.out" "$TMP/slow.out"
 		check "$(basename "$1") $view: same messages" cmp -s "$TMP/fast.err" "$TMP/slow.err"
 	done
+	# --svg: the timelines the feed fills
+	$KES report -i "$1" -f csv --svg "$TMP/fast.svg" >/dev/null 2>&1
+	eq "$(basename "$1") --svg: exit status" "$?" 0
+	KES_NO_FASTPATH=1 $KES report -i "$1" -f csv --svg "$TMP/slow.svg" >/dev/null 2>&1
+	eq "$(basename "$1") --svg: exit status, libtracecmd" "$?" 0
+	check "$(basename "$1") --svg: same picture" cmp -s "$TMP/fast.svg" "$TMP/slow.svg"
 }
 
 # same_records FILE WANT: record-by-record comparison; WANT "fast path" or "libtracecmd only".
@@ -49,10 +57,13 @@ no_crash() {
 	fi
 }
 
-# The bundled fixture (trace-cmd v7, zstd): libtracecmd only, both ways the same.
+# The bundled fixture (trace-cmd v7, zstd): chunks decompressed for our walker
+# (tracedat-zstd.c), both ways the same.
 FX=tests/fixtures/text/trace.dat
 same_reports "$FX"
-same_records "$FX" "libtracecmd only"
+same_records "$FX" "fast path"
+same_reports tests/fixtures/real/exitgen-v7z.dat
+same_records tests/fixtures/real/exitgen-v7z.dat "fast path"
 if command -v trace-cmd >/dev/null; then
 	trace-cmd convert -i "$FX" -o "$TMP/fx6.dat" --file-version 6 --compression none >/dev/null 2>&1
 	eq "convert fixture to v6" "$?" 0

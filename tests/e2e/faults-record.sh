@@ -52,7 +52,7 @@ check "the traced command inherits no recorder file ($(grep -E 'deleted|tracing|
 	sh -c "grep -q /dev/kvm '$TMP/fds' && ! grep -qE 'deleted|tracing|kvm-exitstat' '$TMP/fds'"
 kill -HUP "$R"
 wait $BG
-eq "SIGHUP: record exit status" "$?" 0
+eq "SIGHUP: record exit status (the command's: 128 + 1)" "$?" 129
 check "SIGHUP: the command was stopped with it" grep -q 'command killed by signal 1$' "$TMP/rec.err"
 check "SIGHUP: the command is gone" sh -c "! kill -0 $(exitgen_pid "$TMP/eg.out") 2>/dev/null"
 readable SIGHUP "$TMP/hup.dat"
@@ -145,7 +145,7 @@ wait_line "$TMP/eg.out" '^exitgen: pid'
 sleep 1
 kill -KILL "$(exitgen_pid "$TMP/eg.out")"
 wait $BG
-eq "command killed: record exit status" "$?" 0
+eq "command killed: record exit status (the command's: 128 + 9)" "$?" 137
 check "command killed: summary says signal 9" grep -q 'command killed by signal 9' "$TMP/rec.err"
 readable "command killed" "$TMP/cmd9.dat"
 after_fault "command killed" "$R"
@@ -221,7 +221,9 @@ check "ENOSPC while recording: the command was stopped" sh -c "! kill -0 $(exitg
 unmount_mnt
 after_fault "ENOSPC while recording" "$R"
 
-# Room for the recording but not for the file: it fails when writing the file.
+# Room for the recording but not for a second copy of it: finishing copies the
+# pages a chunk at a time and frees each copied chunk (issue 11; it used to
+# fail here with ENOSPC and lose the recording).
 before_fault
 rm -f "$TMP/eg.out" "$TMP/rc"
 timeout 60 "$KES" record -q -o "$TMP/size.dat" -- "$EXITGEN" --io 20000 --quiet
@@ -230,12 +232,12 @@ mount -t tmpfs -o "size=${kb}k" kes-faults "$MNT"
 bg "$TMP/r.pid" "$KES" record -o "$MNT/fin.dat" -- "$EXITGEN" --io 20000 >"$TMP/eg.out" 2>"$TMP/rec.err"
 R=$(cat "$TMP/r.pid")
 wait $BG
-eq "ENOSPC writing the file: exit status" "$?" 1
-one_line "ENOSPC writing the file" "$TMP/rec.err" "cannot write '$MNT/fin.dat': No space left on device"
-check "ENOSPC writing the file: the command ran to its end (precondition)" grep -q '^total' "$TMP/eg.out"
-eq "ENOSPC writing the file: no file, nothing left" "$(ls -A "$MNT")" ""
+eq "room for one copy: exit status ($(head -c 160 "$TMP/rec.err"))" "$?" 0
+check "room for one copy: the command ran to its end (precondition)" grep -q '^total' "$TMP/eg.out"
+eq "room for one copy: the file and nothing else" "$(ls -A "$MNT")" fin.dat
+readable "room for one copy" "$MNT/fin.dat"
 unmount_mnt
-after_fault "ENOSPC writing the file" "$R"
+after_fault "room for one copy" "$R"
 
 # ENOSPC with stderr a closed pipe: the error line is lost, the cleanup is not.
 before_fault
@@ -329,7 +331,7 @@ chmod 755 "$NB"
 cp "$KES" "$NB/kvm-exitstat"
 (cd "$NB" && timeout 60 runuser -u nobody -- ./kvm-exitstat record -o nobody.dat -- true) 2>"$TMP/rec.err"
 eq "not root: exit status" "$?" 1
-one_line "not root" "$TMP/rec.err" "recording needs root"
+one_line "not root" "$TMP/rec.err" "record needs root"
 check "not root: no file" test ! -e "$NB/nobody.dat"
 rm -rf "$NB"
 after_fault "not root"

@@ -24,9 +24,8 @@ MNT=$TMP/mnt
 mkdir "$MNT"
 BGPIDS=
 unmount_mnt() { mountpoint -q "$MNT" && { umount "$MNT" 2>/dev/null || umount -l "$MNT"; }; }
-# A private tmux server, kept up by a session of its own: a server that exits
-# when its last session is killed races with the next new-session.
-tm() { tmux -L "$S" "$@"; }
+# A private tmux server per view (tm_fresh in tmux-helpers.sh).
+. "$(dirname "$0")/../tools/tmux-helpers.sh"
 cleanup() {
 	tm kill-server 2>/dev/null
 	for p in $BGPIDS; do kill "$p" 2>/dev/null; done
@@ -34,7 +33,6 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-tm new-session -d -s keep "sleep 600"
 
 # start_top [WRAPPER...] ::: TOP-ARGS...: top in a tmux pane, run through
 # the wrapper (e.g. `unshare -m sh -c '...; exec "$@"' sh`). The pane saves
@@ -52,29 +50,15 @@ ulimit -c 0
 trap : INT
 stty -a >"$TMP/stty.before"
 timeout --foreground -s KILL 120 sh -c 'echo \$\$ >"$TMP/top.pid"; exec "\$@"' sh $wrap "$KES" top "\$@" 2>"$TMP/top.err"
-echo \$? >"$TMP/rc"
-stty -a >"$TMP/stty.after"
+rc=\$?
+stty -a >"$TMP/stty.after" # before rc: top_done waits for rc
+echo \$rc >"$TMP/rc"
 sleep 600
 EOF
-	tm kill-session -t "$S" 2>/dev/null
+	tm_fresh
 	tm new-session -d -s "$S" -x 160 -y 45 "sh $TMP/run.sh $*"
 	wait_file "$TMP/top.pid"
 	TOP=$(cat "$TMP/top.pid")
-}
-wait_file() {
-	_w=0
-	while [ ! -s "$1" ] && [ $_w -lt 150 ]; do sleep 0.1; _w=$((_w + 1)); done
-}
-pane() { tm capture-pane -t "$S" -p >"$TMP/pane"; }
-until_pane() {
-	_w=0
-	while [ $_w -lt 100 ]; do
-		pane
-		grep -q -- "$1" "$TMP/pane" && return 0
-		sleep 0.2
-		_w=$((_w + 1))
-	done
-	return 1
 }
 top_done() { wait_file "$TMP/rc"; [ -s "$TMP/rc" ]; }
 # ended NAME STATUS: top ended with STATUS and gave the terminal back.
@@ -110,7 +94,7 @@ tracing_started() {
 workload --io 20000 --seconds 60
 before_fault
 start_top ::: -p "$E" -d 0.3
-check "SIGHUP: the view is up" until_pane KVM_EXIT_IO
+check "SIGHUP: the view is up" until_pane has KVM_EXIT_IO
 kill -HUP "$TOP"
 ended SIGHUP 0
 check "SIGHUP: nothing on stderr" test ! -s "$TMP/top.err"
@@ -118,7 +102,7 @@ after_fault SIGHUP "$TOP"
 
 before_fault
 start_top ::: -p "$E" -d 0.3
-check "Ctrl-C: the view is up" until_pane KVM_EXIT_IO
+check "Ctrl-C: the view is up" until_pane has KVM_EXIT_IO
 tm send-keys -t "$S" C-c
 ended Ctrl-C 0
 check "Ctrl-C: nothing on stderr" test ! -s "$TMP/top.err"
@@ -128,7 +112,7 @@ after_fault Ctrl-C "$TOP"
 # signal (128 + 11); its instance is left, for the next run to remove.
 before_fault
 start_top ::: -p "$E" -d 0.3
-check "SIGSEGV: the view is up" until_pane KVM_EXIT_IO
+check "SIGSEGV: the view is up" until_pane has KVM_EXIT_IO
 kill -SEGV "$TOP"
 ended SIGSEGV 139
 timeout 60 "$KES" top --once -d 0.2 -p "$E" >/dev/null 2>&1
@@ -161,9 +145,9 @@ after_fault "top --once into a closed pipe" "$(cat "$TMP/t.pid")"
 # The traced VMM dies. The live view says so and keeps running until q.
 before_fault
 start_top ::: -p "$E" -d 0.3
-check "VMM killed (live): the view is up" until_pane KVM_EXIT_IO
+check "VMM killed (live): the view is up" until_pane has KVM_EXIT_IO
 kill -KILL "$E"
-check "VMM killed (live): the header says the VMs exited" until_pane "traced VMs exited"
+check "VMM killed (live): the header says the VMs exited" until_pane has "traced VMs exited"
 tm send-keys -t "$S" q
 ended "VMM killed (live)" 0
 after_fault "VMM killed (live)" "$TOP"
@@ -213,8 +197,8 @@ eq "late VM (-a): exitgen exit status" "$?" 0
 L=$(exitgen_pid "$TMP/eg.out")
 sum=$(($(eg_total KVM_EXIT_IO "$TMP/eg.out") + $(eg_total KVM_EXIT_MMIO "$TMP/eg.out") + $(eg_total KVM_EXIT_HLT "$TMP/eg.out")))
 tm send-keys -t "$S" b
-check "late VM (-a): per-VM rows" until_pane '^VM '
-check "late VM (-a): its row holds all its exits ($sum)" until_pane "^exitgen\[$L\] *$sum "
+check "late VM (-a): per-VM rows" until_pane has '^VM '
+check "late VM (-a): its row holds all its exits ($sum)" until_pane has "^exitgen\[$L\] *$sum "
 tm send-keys -t "$S" q
 ended "late VM (-a)" 0
 after_fault "late VM (-a)" "$TOP"

@@ -19,4 +19,7 @@ need_kvm() {
 	[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
 		skip "needs tracefs"
 }
+# unwrap FILE: the table format's header and summary lines as one line each
+# (they are wrapped to 80 columns; a continuation starts with blanks).
+unwrap() { awk 'NR > 1 && /^ / { sub(/^ +/, " "); printf "%s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { if (NR) print "" }' "$1"; }
 summary() { echo "$P passed, $F failed"; [ "$F" -eq 0 ]; }

@@ -8,11 +8,11 @@ need_tools
 trap 'stop_decoy; rm -rf "$TMP"' EXIT
 start_decoy
 
-"$EXITGEN" --io 1000 --mmio 500 --hlt 100 --vcpus 2 --start-delay 3000 >"$TMP/eg.out" 2>&1 &
+"$EXITGEN" --io 1000 --mmio 500 --hlt 100 --vcpus 2 --start-on-usr1 >"$TMP/eg.out" 2>&1 &
 E=$!
 wait_line "$TMP/eg.out" '^exitgen: pid'
 eq "exitgen's pid line" "$(awk '/^exitgen: pid/ { print $3 }' "$TMP/eg.out")" "$E"
-timeout 60 "$KES" record -o "$TMP/p.dat" -p "$E" 2>"$TMP/rec.err"
+observe "$E" timeout 60 "$KES" record -o "$TMP/p.dat" -p "$E" 2>"$TMP/rec.err"
 eq "record -p exit status (ends with the process)" "$?" 0
 wait $E
 "$DATCOUNT" -k kvm:kvm_userspace_exit:reason "$TMP/p.dat" >"$TMP/dc"

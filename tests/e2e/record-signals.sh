@@ -7,6 +7,7 @@
 need_kvm
 need_tools
 
+# record passes the signal on and exits with the command's status: 128 + N.
 for sig in INT TERM; do
 	"$KES" record -o "$TMP/$sig.dat" -- "$EXITGEN" --io 1000 --seconds 5 >"$TMP/eg.out" 2>"$TMP/rec.err" &
 	R=$!
@@ -14,7 +15,9 @@ for sig in INT TERM; do
 	sleep 1
 	kill -$sig $R
 	wait $R
-	eq "SIG$sig: record exit status" "$?" 0
+	rc=$?
+	case $sig in INT) n=2 ;; TERM) n=15 ;; esac
+	eq "SIG$sig: record exit status (the command's, killed by SIG$sig)" "$rc" "$((128 + n))"
 	check "SIG$sig: no tracefs instance left" test ! -e "$INSTANCES/kvm-exitstat-$R"
 	eg=$(awk '/^exitgen: pid/ { print $3 }' "$TMP/eg.out")
 	check "SIG$sig: the command was stopped too" sh -c "! kill -0 $eg 2>/dev/null"

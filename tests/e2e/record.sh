@@ -49,15 +49,29 @@ check "summary: command status" grep -q 'command exited with status 0' "$TMP/rec
 "$KES" report -i "$TMP/r.dat" -f csv >"$TMP/csv" 2>"$TMP/rep.err"
 eq "report exit status" "$?" 0
 for r in IO MMIO HLT; do
-	eq "report KVM_EXIT_$r" "$(awk -F, -v n="KVM_EXIT_$r" '$1 == n { print $4 + $5 }' "$TMP/csv")" \
+	eq "report KVM_EXIT_$r" "$(awk -F, -v n="KVM_EXIT_$r" '$1 == n { print $4 }' "$TMP/csv")" \
 		"$(eg_total KVM_EXIT_$r "$TMP/eg.out")"
 done
 
-# Record's exit status is its own, the command's is in the summary.
-"$KES" record -q -o "$TMP/f.dat" -- sh -c 'exit 3' 2>"$TMP/f.err"
-eq "record status when the command fails" "$?" 0
-"$KES" record -o "$TMP/f.dat" -- sh -c 'exit 3' 2>"$TMP/f.err"
+# record exits with the traced command's status, like time(1) and perf stat,
+# after writing the file: N, 128+N when a signal N killed it, 127 when it
+# could not be run.
+status() { # WANT DESCRIPTION COMMAND...
+	want=$1 d=$2
+	shift 2
+	rm -f "$TMP/f.dat"
+	"$KES" record -o "$TMP/f.dat" -- "$@" 2>"$TMP/f.err"
+	eq "$d: record's exit status" "$?" "$want"
+	check "$d: the file was written" test -s "$TMP/f.dat"
+}
+status 0 "command exits 0" true
+status 3 "command exits 3" sh -c 'exit 3'
 check "command status reported" grep -q 'command exited with status 3' "$TMP/f.err"
-"$KES" record -o "$TMP/n.dat" -- /nonexistent/cmd 2>"$TMP/n.err"
-check "a command that cannot run is reported" grep -q "cannot run '/nonexistent/cmd'" "$TMP/n.err"
+status 137 "command killed by SIGKILL" sh -c 'kill -KILL $$'
+check "command signal reported" grep -q 'command killed by signal 9' "$TMP/f.err"
+status 127 "command cannot run" /nonexistent/cmd
+check "a command that cannot run is reported" grep -q "cannot run '/nonexistent/cmd'" "$TMP/f.err"
+"$KES" record -q -o "$TMP/q.dat" -- sh -c 'exit 5' 2>"$TMP/q.err"
+eq "-q: still the command's status" "$?" 5
+check "-q: nothing on stderr" test ! -s "$TMP/q.err"
 summary

@@ -5,11 +5,12 @@
 # second VM (the decoy) runs all along: the pid filters must keep it out.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../tools/record-helpers.sh"
+. "$(dirname "$0")/../tools/tmux-helpers.sh"
 need_kvm
 command -v tmux >/dev/null 2>&1 || skip "needs tmux (apt-get install tmux)"
 case $KES in /*) ;; *) KES=$PWD/$KES ;; esac
 S=kes-top-$$
-trap 'tmux kill-session -t $S 2>/dev/null; stop_decoy; rm -rf "$TMP"' EXIT
+trap 'tm kill-server 2>/dev/null; stop_decoy; rm -rf "$TMP"' EXIT
 
 # start_top ARGS...: top in a tmux pane; the pane records stty -a before and
 # after it, and its exit status, in $TMP.
@@ -18,36 +19,19 @@ start_top() {
 	cat >"$TMP/run.sh" <<EOF
 stty -a | sed 1d >"$TMP/stty.before" # line 1: speed and size
 sh -c 'echo \$\$ >"$TMP/top.pid"; exec "\$@"' sh "$KES" top "\$@" 2>"$TMP/top.err"
-echo \$? >"$TMP/rc"
-stty -a | sed 1d >"$TMP/stty.after"
+rc=\$?
+stty -a | sed 1d >"$TMP/stty.after" # before rc: top_done waits for rc
+echo \$rc >"$TMP/rc"
 sleep 600
 EOF
-	tmux kill-session -t $S 2>/dev/null
-	tmux new-session -d -s $S -x 160 -y 45 "sh $TMP/run.sh $*"
+	tm_fresh
+	tm new-session -d -s $S -x 160 -y 45 "sh $TMP/run.sh $*"
 	wait_file "$TMP/top.pid"
 	TOP=$(cat "$TMP/top.pid")
-}
-wait_file() {
-	i=0
-	while [ ! -s "$1" ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
-}
-pane() { tmux capture-pane -t $S -p >"$TMP/pane"; }
-keys() { tmux send-keys -t $S "$@"; }
-# until COMMAND succeeds on a fresh capture (at most 20 s); the last capture stays in $TMP/pane
-until_pane() {
-	i=0
-	while [ $i -lt 100 ]; do
-		pane
-		"$@" && return 0
-		sleep 0.2
-		i=$((i + 1))
-	done
-	return 1
 }
 # col NAME N [FILE]: field N of the row whose first word is NAME
 col() { awk -v n="$1" -v c="$2" '$1 == n { print $c; exit }' "${3:-$TMP/pane}"; }
 row_is() { [ "$(col "$1" 2)" = "$2" ]; }
-has() { grep -q -- "$1" "$TMP/pane"; }
 # The reason rows' field N, in screen order, as microseconds.
 column_us() {
 	awk -v c="$1" '/^REASON/ { on = 1; next } /^Total/ { on = 0 } on && NF > 5 {
@@ -65,14 +49,17 @@ no_stale() {
 	return 0
 }
 instance_gone() { [ ! -d "/sys/kernel/tracing/instances/kvm-exitstat-$1" ]; }
-top_done() { wait_file "$TMP/rc"; [ -s "$TMP/rc" ]; }
+# rc is written before stty.after: wait for both (under load the cmp raced the stty)
+top_done() { wait_file "$TMP/rc"; wait_file "$TMP/stty.after"; [ -s "$TMP/rc" ]; }
 
 start_decoy
 D=$DECOY
-"$EXITGEN" --io 3000 --mmio 1000 --hlt 200 --vcpus 2 --start-delay 4000 >"$TMP/eg.out" 2>&1 &
+"$EXITGEN" --io 3000 --mmio 1000 --hlt 200 --vcpus 2 --start-on-usr1 >"$TMP/eg.out" 2>&1 &
 E=$!
 wait_line "$TMP/eg.out" '^exitgen: pid'
 start_top -p "$E,$D" -d 0.5
+wait_traced "$E"
+kill -USR1 "$E"
 check "top shows its header" until_pane has "kvm-exitstat top"
 wait $E
 eq "exitgen exit status" "$?" 0
@@ -101,9 +88,9 @@ keys T
 check "T: sort by Total" until_pane has "sort Total"
 check "T: TOTAL column descending" descending 2
 
-# Regex filter on reasons.
-keys f HLT Enter
-check "f HLT: only KVM_EXIT_HLT" until_pane has "regex /HLT/"
+# Regex filter on reasons, matched from the start of the name (kvm_stat's re.match).
+keys f KVM_EXIT_H Enter
+check "f KVM_EXIT_H: only KVM_EXIT_HLT" until_pane has "regex /KVM_EXIT_H/"
 eq "f HLT: KVM_EXIT_IO hidden" "$(col KVM_EXIT_IO 2)" ""
 eq "f HLT: Total is the HLT exits" "$(col Total 2)" "$HLT"
 
@@ -114,7 +101,8 @@ keys x
 check "x: drill-down by vCPU thread" until_pane has "KVM_EXIT_IO by vCPU thread"
 for t in $(awk '/^vcpu/ { print $4 }' "$TMP/eg.out"); do
 	want=$(field KVM_EXIT_IO "$(awk -v t="$t" '/^vcpu/ && $4 == t' "$TMP/eg.out")")
-	got=$(awk -v t="$t" '$1 == "tid" && $2 == t { for (i = 3; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }' "$TMP/pane")
+	# a drill-down row: "tTID [vN] VM comm" (thread and VM first), then the numbers
+	got=$(awk -v t="t$t" '$1 == t { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }' "$TMP/pane")
 	eq "x: KVM_EXIT_IO of vCPU thread $t" "$got" "$want"
 done
 eq "x: sub-key port 0x80 (the workload's out)" "$(awk '$1 == "port" && $2 == "0x80" { print $3 }' "$TMP/pane")" \
@@ -126,7 +114,8 @@ check "x again: back to the reasons" until_pane has "^REASON"
 # Per-VM breakdown, both VMs (no filter).
 keys c b
 check "b: per-VM rows" until_pane has "^VM "
-eq "b: the workload's VM" "$(col "exitgen[$E]" 2)" $((IO + MMIO + HLT))
+# the rows, not just the heading: a capture can fall between the two
+check "b: the workload's VM, all its $((IO + MMIO + HLT)) exits" until_pane row_is "exitgen[$E]" $((IO + MMIO + HLT))
 check "b: the other VM is a row too" test -n "$(col "exitgen[$D]" 2)"
 keys b
 
@@ -145,35 +134,70 @@ check "q: nothing on stderr" test ! -s "$TMP/top.err"
 start_top -p "$D" -d 0.3
 check "SIGTERM run shows the other VM" until_pane has KVM_EXIT_IO
 # A smaller terminal (SIGWINCH): the screen is laid out and painted again.
-tmux resize-window -t $S -x 100 -y 14
+tm resize-window -t $S -x 100 -y 14
 check "resize: the rows are drawn again, labels included" until_pane has "^KVM_EXIT_IO  .*[0-9]"
 check "resize: the header is drawn again" has "^kvm-exitstat top - host"
-check "resize: the key line is at the new bottom" test "$(sed -n 14p "$TMP/pane" | cut -c1-6)" = "h help"
+key_line_at() { [ "$(sed -n "$1p" "$TMP/pane" | cut -c1-6)" = "h help" ]; }
+check "resize: the key line is at the new bottom" until_pane key_line_at 14
 kill -TERM "$TOP"
 check "SIGTERM: top ended" top_done
 eq "SIGTERM: exit status" "$(cat "$TMP/rc")" 0
 check "SIGTERM: terminal settings restored" cmp -s "$TMP/stty.before" "$TMP/stty.after"
 check "SIGTERM: instance removed" instance_gone "$TOP"
-tmux kill-session -t $S
+tm_fresh
 
 # --once: one table, checked against exitgen; it ends when the traced VM does.
-"$EXITGEN" --io 2000 --mmio 700 --hlt 100 --vcpus 2 --start-delay 3500 >"$TMP/eg2.out" 2>&1 &
+"$EXITGEN" --io 2000 --mmio 700 --hlt 100 --vcpus 2 --start-on-usr1 >"$TMP/eg2.out" 2>&1 &
 E2=$!
 wait_line "$TMP/eg2.out" '^exitgen: pid'
-timeout 60 "$KES" top --once -d 30 -p "$E2" >"$TMP/once.out" 2>"$TMP/once.err"
+# beside it, the same --once at 200 columns (COLUMNS must not decide: --width does)
+COLUMNS=100 timeout 60 "$KES" top --once --width 200 -d 30 -p "$E2" >"$TMP/once200.out" 2>&1 &
+W200=$!
+timeout 60 "$KES" top --once -d 30 -p "$E2" >"$TMP/once.out" 2>"$TMP/once.err" &
+T=$!
+wait_traced "$E2" 2
+kill -USR1 "$E2"
+wait $T
 eq "--once exit status" "$?" 0
 wait $E2
+wait $W200
+# 80 columns when the output is not a terminal; the header folds between its parts
+check "--once into a file: no line over 80 columns ($(awk 'length > 80' "$TMP/once.out" | head -n 1))" \
+	test -z "$(awk 'length > 80' "$TMP/once.out")"
+check "--once: the VMs line folded between parts, continued indented" \
+	sh -c "grep -q '^VMs 1 (all exited): exitgen\[$E2\](exited); ' '$TMP/once.out' && grep -q '^  .*tracing pid $E2\$' '$TMP/once.out'"
+check "--once --width 200: the VMs line whole ($(grep '^VMs' "$TMP/once200.out"))" \
+	grep -q "^VMs 1 (all exited): exitgen\[$E2\](exited); events/s [0-9]*; lost 0; interval [0-9.]* s; tracing pid $E2\$" "$TMP/once200.out"
 for r in KVM_EXIT_IO KVM_EXIT_MMIO KVM_EXIT_HLT; do
 	eq "--once: $r" "$(col $r 2 "$TMP/once.out")" "$(eg_total $r "$TMP/eg2.out")"
 done
 check "--once: the VM is named" grep -q "exitgen\[$E2\]" "$TMP/once.out"
+
+# A VM whose parent never reaps it (a zombie once it ends) has exited: --once
+# ends with it and says so. kill(pid, 0) still succeeds on a zombie.
+( "$EXITGEN" --io 500 --vcpus 1 --start-on-usr1 >"$TMP/eg5.out" 2>&1 & exec sleep 120 ) &
+ZP=$!
+wait_line "$TMP/eg5.out" '^exitgen: pid'
+E5=$(sed -n 's/^exitgen: pid \([0-9]*\).*/\1/p' "$TMP/eg5.out")
+timeout 60 "$KES" top --once --width 200 -d 30 -p "$E5" >"$TMP/oncez.out" 2>&1 &
+T=$!
+wait_traced "$E5"
+kill -USR1 "$E5"
+wait $T
+eq "--once, a zombie VM: exit status" "$?" 0
+check "--once, a zombie VM: still a zombie (precondition: $(cut -d' ' -f3 /proc/"$E5"/stat 2>/dev/null))" \
+	test "$(cut -d' ' -f3 /proc/"$E5"/stat 2>/dev/null)" = Z
+check "--once, a zombie VM: exited ($(grep '^VMs' "$TMP/oncez.out"))" \
+	grep -q "^VMs 1 (all exited): exitgen\[$E5\](exited);" "$TMP/oncez.out"
+kill "$ZP"
+wait "$ZP" 2>/dev/null
 check "--once: no instance left" no_stale
 
 # --log -c: one CSV line per interval; the columns add up to exitgen's counts.
-"$EXITGEN" --io 3000 --mmio 500 --hlt 50 --vcpus 2 --start-delay 3500 >"$TMP/eg3.out" 2>&1 &
+"$EXITGEN" --io 3000 --mmio 500 --hlt 50 --vcpus 2 --start-on-usr1 >"$TMP/eg3.out" 2>&1 &
 E3=$!
 wait_line "$TMP/eg3.out" '^exitgen: pid'
-timeout 60 "$KES" top -l -c -d 0.2 -p "$E3" >"$TMP/log.csv" 2>"$TMP/log.err"
+observe "$E3" timeout 60 "$KES" top -l -c -d 0.2 -p "$E3" >"$TMP/log.csv" 2>"$TMP/log.err"
 eq "--log -c exit status (ends with the VM)" "$?" 0
 wait $E3
 check "--log -c: CSV header first" grep -q '^timestamp,.*KVM_EXIT_IO' "$TMP/log.csv"
@@ -188,8 +212,30 @@ done
 check "--log -c: every data line has every column" awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$TMP/log.csv"
 check "--log: no instance left" no_stale
 
+# --log -c when a reason first appears intervals after the start: the CSV
+# keeps its one header (it printed it again mid-file for each new reason).
+"$EXITGEN" --io 500 --start-delay 1500 >"$TMP/eg6.out" 2>&1 &
+E6=$!
+"$EXITGEN" --mmio 300 --hlt 20 --start-delay 3000 >"$TMP/eg7.out" 2>&1 &
+E7=$!
+wait_line "$TMP/eg6.out" '^exitgen: pid'
+wait_line "$TMP/eg7.out" '^exitgen: pid'
+timeout 60 "$KES" top -l -c -d 0.2 -p "$E6,$E7" >"$TMP/log2.csv" 2>"$TMP/log2.err"
+eq "--log -c, late reasons: exit status" "$?" 0
+wait $E6 $E7
+eq "--log -c, late reasons: header lines" "$(grep -c '^timestamp,' "$TMP/log2.csv")" 1
+check "--log -c, late reasons: the MMIO exits came in a later line than the first IO" \
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "KVM_EXIT_IO") io = i; if ($i == "KVM_EXIT_MMIO") m = i }; next }
+		$io > 0 && !fio { fio = NR } $m > 0 && !fm { fm = NR } END { exit !(fio && fm > fio) }' "$TMP/log2.csv"
+for r in KVM_EXIT_IO KVM_EXIT_MMIO KVM_EXIT_HLT; do
+	eq "--log -c, late reasons: $r summed" "$(csv_sum $r "$TMP/log2.csv")" \
+		$(($(eg_total $r "$TMP/eg6.out") + $(eg_total $r "$TMP/eg7.out")))
+done
+
 # -L FILE: appended, reopened on SIGHUP (log rotation); nothing lost across.
-"$EXITGEN" --io 20000 --vcpus 1 --seconds 3 --start-delay 3000 >"$TMP/eg4.out" 2>&1 &
+# A paced workload (~9000 exits/s): a flood lost 20 % of its exits in the
+# ring buffer on a loaded machine, which top says, but the sum is then short.
+"$EXITGEN" --io 200 --pause-us 20000 --vcpus 1 --seconds 3 --start-delay 3000 >"$TMP/eg4.out" 2>&1 &
 E4=$!
 wait_line "$TMP/eg4.out" '^exitgen: pid'
 "$KES" top -L "$TMP/f.csv" -c -d 0.2 -p "$E4" 2>"$TMP/L.err" &
@@ -203,24 +249,28 @@ eq "-L: exit status after SIGHUP" "$?" 0
 wait $E4
 check "-L: the reopened file starts with the header" grep -q '^timestamp,' "$TMP/f.csv"
 check "-L: instance removed" instance_gone "$T"
+eq "-L: no events lost (the lost column)" "$(csv_sum lost "$TMP/f1.csv" "$TMP/f.csv")" 0
 eq "-L: KVM_EXIT_IO over both files" "$(csv_sum KVM_EXIT_IO "$TMP/f1.csv" "$TMP/f.csv")" \
 	"$(eg_total KVM_EXIT_IO "$TMP/eg4.out")"
 
 # -g: a VM named by QEMU's -name, either form ("guest=a,,b" is "a,b").
-# fake_vmm ARGS...: a process whose command line ends in ARGS (a shell that waits)
-fake_vmm() { sh -c 'trap "kill \$!; exit 0" TERM; sleep 30 & wait' "$@" & }
-fake_vmm -name "guest=web$$,,x,debug-threads=on"
+# named_vmm ARGS...: a VMM (it holds a VM) whose command line ends in ARGS
+named_vmm() { "$EXITGEN" --io 1 --start-delay 30000 --quiet "$@" & }
+named_vmm --name "guest=web$$,,x,debug-threads=on"
 Q=$!
-fake_vmm -name "db$$,debug-threads=on"
+named_vmm --name "db$$,debug-threads=on"
 Q2=$!
-sleep 0.3
+# a wrapper-like process with the same -name but no VM: never a match (timeout(1))
+sh -c 'sleep 30' -name "db$$" &
+NOVM=$!
+sleep 0.5
 "$KES" top -g "web$$,x" --once -d 0.2 >"$TMP/g.out" 2>"$TMP/g.err"
 eq "-g (QEMU -name guest=): exit status" "$?" 0
 check "-g: traced that VM's pid" grep -q "tracing guest web$$,x, pid $Q\$" "$TMP/g.out"
 "$KES" top -g "db$$" --once -d 0.2 >"$TMP/g2.out" 2>&1
-check "-g: -name NAME,..." grep -q "pid $Q2\$" "$TMP/g2.out"
-kill $Q $Q2
-wait $Q $Q2 2>/dev/null
+check "-g: -name NAME,..., and not the process without a VM" grep -q "pid $Q2\$" "$TMP/g2.out"
+kill $Q $Q2 $NOVM
+wait $Q $Q2 $NOVM 2>/dev/null
 
 # Without -p: a VM that starts after top is picked up and named.
 "$EXITGEN" --io 50000 --vcpus 1 --start-delay 3000 >"$TMP/eg5.out" 2>&1 &

@@ -15,14 +15,15 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "common.h"
-#include "exittypes.h"
+#include "alloc.h"
+#include "exit-types.h"
 #include "render.h"
 #include "stats.h"
+#include "mutate.h"
 
 /*
  * The targets are linked with -Wl,--wrap=fork. tracedat_open() opens a file
- * with libtracecmd in a child first (src/source/tracedat-probe.c), so that a
+ * with libtracecmd in a child first (src/input/tracedat-probe.c), so that a
  * crash in the library on a hostile file only refuses the file. Under the
  * sanitizers the child would still report the library's faults (ASan's
  * interceptors see its overreads) and libFuzzer's death callback would save
@@ -62,6 +63,16 @@ static inline const struct exit_types *fuzz_types(void)
 	}
 	return &types;
 }
+
+/*
+ * Half the mutations libFuzzer makes are structure-aware ones
+ * (tests/fuzz/mutate.h): a header field, a format's id or field offset, an
+ * option, a flyrecord entry, a page header, a text line's pid or length.
+ * Random bytes alone almost never get past a v6 header's sizes.
+ */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+
+static inline size_t fuzz_mutate(uint8_t *data, size_t size, size_t max, unsigned int seed);
 
 /*
  * The readers take paths: the input goes into one memfd, reopened through
@@ -108,10 +119,12 @@ static inline void fuzz_render(const struct stats_table *t, bool per_vcpu)
 	struct render_block *b = xcalloc(ng + 1, sizeof(*b));
 
 	for (size_t i = 0; i < ng; i++)
-		b[i] = (struct render_block){"group", g[i].tid, g[i].vcpu,
-					     stats_view_new(g[i].t, 1000, "us", STATS_SORT_SUM)};
-	b[ng] =
-	    (struct render_block){NULL, -1, -1, stats_view_new(whole, 1, "ns", STATS_SORT_NAME)};
+		b[i] = (struct render_block){.label = "group",
+					     .tid = g[i].tid,
+					     .vcpu = g[i].vcpu,
+					     .v = stats_view_new(g[i].t, 1000, "us", STATS_SORT_SUM)};
+	b[ng] = (struct render_block){
+	    .tid = -1, .vcpu = -1, .v = stats_view_new(whole, 1, "ns", STATS_SORT_NAME)};
 	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
 		struct render_opts ro = {.fmt = fmts[i], .quantiles = true};
 
@@ -122,6 +135,17 @@ static inline void fuzz_render(const struct stats_table *t, bool per_vcpu)
 	free(b);
 	stats_table_free(whole);
 	stats_groups_free(g, ng);
+}
+
+static inline size_t fuzz_mutate(uint8_t *data, size_t size, size_t max, unsigned int seed)
+{
+	struct rng r = {((uint64_t)seed << 1 | 1) * 0x9E3779B97F4A7C15ULL};
+	size_t n = 0;
+
+	/* visible and not: the fuzzers look for crashes, any valid-looking file will do */
+	if (rnd(&r) & 1)
+		n = mutate_any(data, size, max, &r, (rnd(&r) & 3) == 0, NULL);
+	return n ? n : LLVMFuzzerMutate(data, size, max);
 }
 
 #endif

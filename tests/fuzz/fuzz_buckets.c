@@ -5,8 +5,9 @@
  * the way pairing applies it: to exits of every ISA, with each detail kind
  * alone and with its flag, and to names no table has.
  */
-#include "buckets.h"
+#include "bucket-map.h"
 #include "fuzz.h"
+#include "intern.h"
 
 static void apply_all(struct bucket_map *m, const struct exit_types *types)
 {
@@ -20,16 +21,16 @@ static void apply_all(struct bucket_map *m, const struct exit_types *types)
 			const char *reason = j < n ? t->names[j].name : intern(odd[j - n]);
 
 			for (unsigned k = 0; k < KES_D_MAX; k++) {
-				struct pair_details d = {.mask = k ? 1u << k : 0,
-							 .flags = j & 1 ? 1u << k : 0,
-							 .sub = 0x80,
-							 .has_sub = k != 0};
+				struct kes_details d = {.mask = k ? 1u << k : 0,
+							.flags = j & 1 ? 1u << k : 0,
+							.sub = 0x80,
+							.has_sub = k != 0};
 
 				bucket_map_apply(m, t->isa, reason, &d);
 			}
 		}
 	}
-	bucket_map_apply(m, intern("no_such_isa"), intern("HLT"), &(struct pair_details){0});
+	bucket_map_apply(m, intern("no_such_isa"), intern("HLT"), &(struct kes_details){0});
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -22,3 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	input_result_free(&r);
 	return 0;
 }
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	return fuzz_mutate(data, size, max_size, seed);
+}

@@ -27,11 +27,20 @@ static void on_comm(void *arg, int32_t tid, const char *comm)
 	(void)n;
 }
 
+static void on_brk(void *arg, int32_t tid)
+{
+	if (tid < 0)
+		pair_segment(arg);
+	else
+		pair_end_thread(arg, tid);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct stats_table *exits = stats_table_new(), *uexits = stats_table_new();
 	struct pair *p = pair_new(exits, uexits, size & 1);
-	struct text_ops ops = {on_event, on_lost, on_comm, p};
+	struct text_ops ops = {
+	    .event = on_event, .lost = on_lost, .comm = on_comm, .brk = on_brk, .arg = p};
 	struct text_counts c;
 	char e[256];
 
@@ -44,4 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stats_table_free(exits);
 	stats_table_free(uexits);
 	return 0;
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	return fuzz_mutate(data, size, max_size, seed);
 }

@@ -7,10 +7,30 @@
 #
 #   FUZZ_O=build/fuzzer FUZZ_SECONDS=60 MKDAT=build/tests/tools/mkdat sh tests/fuzz/run.sh BIN...
 #
-# Seeds are made at run time in $FUZZ_O/seeds (from tests/fixtures, exit_types/
-# and small trace.dat files built with mkdat); what a run finds grows
-# $FUZZ_O/corpus/<target>, kept between runs. Crashing inputs land in
-# $FUZZ_O/artifacts/: copy one to tests/fixtures/bad/<target>/ once fixed.
+# Seeds are made at run time in $FUZZ_O/seeds: real recordings (ours, and
+# trace-cmd's v7 and zstd conversions of it, tests/fixtures/real; trace-cmd's
+# restore of raw pages, tests/fixtures/text/trace.dat), the hostile fixtures,
+# text and PPC fixtures, exit_types/, small trace.dat files built with mkdat,
+# and the committed corpus tests/fuzz/corpus/<target>/ (minimized: what a long
+# run found that the seeds do not reach). Each target has a dictionary
+# (tests/fuzz/dict/); half its mutations are structure-aware (mutate.h). What
+# a run finds grows $FUZZ_O/corpus/<target>, kept between runs. Crashing
+# inputs land in $FUZZ_O/artifacts/: copy one to tests/fixtures/bad/<target>/
+# once fixed.
+#
+# FUZZ_RUNS=N: each target stops after N executions too (whichever comes
+# first; FUZZ_SECONDS then bounds the time: the issue-11 figures were made with
+# FUZZ_RUNS=1000000 and a large FUZZ_SECONDS).
+#
+# Then the difference oracle (tests/fuzz/oracle.c) for FUZZ_SECONDS: visible
+# mutations of the real recordings and texts must be refused, warned about,
+# or change nothing; a silent difference fails the run.
+#
+# Nothing is written outside $FUZZ_O: sanitizer reports of a process whose
+# report file was lost would go to ASan's log_path (it used to be "" in the
+# probe children, hence 43 ".PID" files at the repo root); it is set under
+# $FUZZ_O/logs, and the run fails if any crash, leak or report file appears
+# in the current directory.
 FUZZ_O=${FUZZ_O:-build/fuzzer}
 SECS=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-2}
@@ -21,7 +41,12 @@ SEEDS=$FUZZ_O/seeds
 # Sanitizer reports must end the run; leaks count (libFuzzer checks per input).
 # A small quarantine: fuzz_input forks per trace.dat (see fuzz.h), and a fork
 # copies the page tables of ASan's default 256 MB of freed memory.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1:quarantine_size_mb=16}
+# max_allocation_size_mb: an allocation of more than 2 GB is a crash in our code (a
+# hostile size trusted), and in the probe child only refuses the file: libFuzzer's
+# own malloc limit is off (-malloc_limit_mb below) because its handler runs in
+# the forked probe child too and writes artifacts from there.
+case $FUZZ_O in /*) FUZZ_ABS=$FUZZ_O ;; *) FUZZ_ABS=$(pwd)/$FUZZ_O ;; esac
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:symbolize=1:quarantine_size_mb=16:max_allocation_size_mb=2048:log_path=$FUZZ_ABS/logs/stray}
 # Leaks inside the system libraries on malformed input: see lsan.supp.
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(pwd)/tests/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -87,12 +112,33 @@ text_seeds() {
 
 make_dats
 text_seeds input
-seed input "$SEEDS"/dat/*.dat "$FIX"/text/trace.dat "$FIX"/ppc/*.txt "$FIX"/ppc/vm*_timing
+seed input "$SEEDS"/dat/*.dat "$FIX"/text/trace.dat "$FIX"/ppc/*.txt "$FIX"/ppc/vm*_timing \
+	"$FIX"/real/*.dat "$BAD"/tracedat/*.dat "$BAD"/text/*.txt
 text_seeds text
+seed text "$BAD"/text/*.txt "$FIX"/published/*.txt
 seed ppctext "$FIX"/ppc/*.txt "$FIX"/ppc/vm*_timing
 seed exittypes exit_types/*.types
 seed buckets exit_types/*.map
-seed datread "$SEEDS"/dat/*.dat "$FIX"/text/trace.dat
+seed datread "$SEEDS"/dat/*.dat "$FIX"/text/trace.dat "$FIX"/real/*.dat "$BAD"/tracedat/*.dat
+seed reportjson "$FIX"/json/*.json
+for d in tests/fuzz/corpus/*/; do
+	[ -d "$d" ] && seed "$(basename "$d")" "$d"*
+done
+
+# One dictionary per target; fuzz_input reads every kind.
+DICTS=tests/fuzz/dict
+cat "$DICTS"/tracedat.dict "$DICTS"/text.dict "$DICTS"/ppctext.dict >"$FUZZ_O/input.dict"
+dict() {
+	case $1 in
+	input) echo "$FUZZ_O/input.dict" ;;
+	datread) echo "$DICTS/tracedat.dict" ;;
+	*) echo "$DICTS/$1.dict" ;;
+	esac
+}
+
+# Stray files in the current directory: there must be none after the run.
+strays() { ls -A | grep -E '^\.[0-9]+$|^(crash|oom|leak|timeout|slow-unit)-' | sort; }
+STRAYS_BEFORE=$(strays)
 
 max_len() {
 	case $1 in
@@ -101,13 +147,16 @@ max_len() {
 	esac
 }
 
-# libFuzzer treats a malloc over this as a crash. libtracecmd mallocs what a
-# hostile header says (GBs) in the probe child, where it only refuses the
-# file: for fuzz_input the limit is ASan's own (and the RSS limit holds).
-malloc_limit() {
+# libFuzzer's malloc limit is off everywhere: ASan's max_allocation_size_mb
+# (above) does its job without running in the probe child.
+malloc_limit() { echo 1048576; }
+
+# The regression inputs a target replays first (tests/fixtures/bad/<dir>/).
+replays() {
 	case $1 in
-	input) echo 1048576 ;;
-	*) echo 2048 ;;
+	input) echo input tracedat text ;;
+	datread) echo datread tracedat ;;
+	*) echo "$1" ;;
 	esac
 }
 
@@ -116,13 +165,16 @@ fuzz_one() {
 	bin=$1 t=$(basename "$1") n=${t#fuzz_}
 	log=$FUZZ_O/logs/$t.log
 	: >"$log"
-	if [ -d "$BAD/$n" ] && [ -n "$(ls "$BAD/$n")" ]; then
+	for d in $(replays "$n"); do
+		[ -d "$BAD/$d" ] && [ -n "$(ls "$BAD/$d")" ] || continue
 		# Given files (not dirs), libFuzzer runs each once and stops.
-		"$bin" -close_fd_mask=3 "$BAD/$n"/* >>"$log" 2>&1 || { echo "rc=$?" >>"$log"; return; }
-	fi
+		"$bin" -close_fd_mask=3 -malloc_limit_mb="$(malloc_limit "$n")" \
+			-artifact_prefix="$FUZZ_O/artifacts/$t-" "$BAD/$d"/* >>"$log" 2>&1 ||
+			{ echo "rc=$?" >>"$log"; return; }
+	done
 	mkdir -p "$FUZZ_O/corpus/$n" "$SEEDS/$n"
-	"$bin" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=2048 -max_len="$(max_len "$n")" \
-		-malloc_limit_mb="$(malloc_limit "$n")" \
+	"$bin" -max_total_time="$SECS" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -timeout=20 -rss_limit_mb=2048 -max_len="$(max_len "$n")" \
+		-malloc_limit_mb="$(malloc_limit "$n")" -dict="$(dict "$n")" \
 		-close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$FUZZ_O/artifacts/$t-" \
 		"$FUZZ_O/corpus/$n" "$SEEDS/$n" >>"$log" 2>&1
 	echo "rc=$?" >>"$log"
@@ -140,8 +192,31 @@ while [ $# -gt 0 ]; do
 	wait
 done
 
+# The difference oracle, on the real recordings and texts.
+ORACLE=$FUZZ_O/oracle
+if [ -x "$ORACLE" ]; then
+	mkdir -p "$FUZZ_O/oracle-out"
+	head -n 200 "$FIX/text/trace.txt" >"$SEEDS/oracle-trace.txt"
+	"$ORACLE" -s "$SECS" -o "$FUZZ_O/oracle-out" "$FIX"/real/*.dat "$SEEDS/oracle-trace.txt" \
+		"$FIX"/text/report.txt "$FIX"/text/perf.txt >"$FUZZ_O/logs/oracle.log" 2>&1
+	echo "rc=$?" >>"$FUZZ_O/logs/oracle.log"
+fi
+
 pass=0 fail=0 total=0
-for log in "$FUZZ_O"/logs/fuzz_*.log; do
+for log in "$FUZZ_O"/logs/fuzz_*.log "$FUZZ_O"/logs/oracle.log; do
+	[ -f "$log" ] || continue
+	if [ "$(basename "$log")" = oracle.log ]; then
+		line=$(grep '^oracle: [0-9]* executions' "$log")
+		if [ "$(sed -n 's/^rc=//p' "$log")" = 0 ] && [ -n "$line" ]; then
+			pass=$((pass + 1))
+			echo "PASS $line"
+		else
+			fail=$((fail + 1))
+			echo "FAIL oracle, log $log:"
+			grep -E 'oracle:|ERROR|SUMMARY' "$log" | head -n 20
+		fi
+		continue
+	fi
 	t=$(basename "$log" .log)
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	rc=$(sed -n 's/^rc=//p' "$log" | tail -n 1)
@@ -156,6 +231,13 @@ for log in "$FUZZ_O"/logs/fuzz_*.log; do
 		grep -E 'ERROR|SUMMARY|runtime error|Test unit written|#[0-9]+ 0x' "$log" | head -n 30
 	fi
 done
+if [ "$(strays)" != "$STRAYS_BEFORE" ]; then
+	fail=$((fail + 1))
+	echo "FAIL files written into $(pwd): $(strays | tr '\n' ' ')"
+fi
+if ls "$FUZZ_O"/logs/stray* >/dev/null 2>&1; then
+	echo "note: sanitizer reports of processes that lost their report file: $FUZZ_O/logs/stray*"
+fi
 echo "fuzz: $total executions in total"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -12,13 +12,14 @@
  *   missed_unknown N         pages that flagged a loss without a count
  *   lost N | lost none       datfile_lost_events() (the CPUSTAT option)
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <trace-cmd/trace-cmd.h>
-#include "common.h"
-#include "collect.h"
+#include "alloc.h"
+#include "source.h"
 
 struct counter {
 	char *name;
@@ -104,6 +105,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: datcount [-p PID]... [-k SYS:EVENT:FIELD] FILE\n");
 		return 2;
 	}
+	/* record's own options (the thread map, id 19269) are skipped, not warned of */
+	tracecmd_set_loglevel(TEP_LOG_ERROR);
 	h = tracecmd_open(argv[optind], TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!h) {
 		fprintf(stderr, "datcount: cannot open %s\n", argv[optind]);

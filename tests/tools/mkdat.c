@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mkdat: build a trace.dat v6 test fixture from real format files and events
- * written as text (see datfixture_build() in include/collect.h).
+ * written as text (see datfixture_build() in tests/lib/fixture.h).
  *
  *   mkdat -o OUT.dat -f [SYSTEM:]PATH [-f ...] [EVENTS.txt | -]
  *
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "common.h"
-#include "collect.h"
+#include "alloc.h"
+#include "fixture.h"
 
 static char *read_stream(FILE *f)
 {

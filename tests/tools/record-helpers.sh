@@ -32,6 +32,36 @@ wait_line() {
 	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
+# wait_traced PID [N]: until N (default 1) of our instances trace PID: their
+# set_event_pid holds it, their kvm events are on and so is tracing (at most 20 s).
+wait_traced() {
+	_t=0
+	while [ $_t -lt 200 ]; do
+		_n=0
+		for _i in "$INSTANCES"/kvm-exitstat-*; do
+			grep -qx "$1" "$_i/set_event_pid" 2>/dev/null &&
+				[ "$(cat "$_i/events/kvm/enable" 2>/dev/null)" != 0 ] &&
+				[ "$(cat "$_i/tracing_on" 2>/dev/null)" = 1 ] && _n=$((_n + 1))
+		done
+		[ $_n -ge "${2:-1}" ] && return 0
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	return 1
+}
+# observe EXITGEN-PID CMD...: CMD (top, record) in the background; the exitgen,
+# started with --start-on-usr1, makes its exits once CMD traces it (a fixed
+# --start-delay ran out on loaded CI machines); CMD's exit status.
+observe() {
+	_e=$1
+	shift
+	"$@" &
+	_o=$!
+	wait_traced "$_e"
+	kill -USR1 "$_e"
+	wait "$_o"
+}
+
 # A second KVM user that the filter must keep out: its events, leaked, would
 # show as pids that are not the traced workload's.
 start_decoy() {

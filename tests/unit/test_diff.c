@@ -16,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
+#include "alloc.h"
 #include "diff.h"
+#include "render/render-local.h"
 #include "harness.h"
+#include "intern.h"
 
 static void test_betai(void)
 {
@@ -232,9 +234,10 @@ static void test_empty(void)
 }
 
 static char *render(const struct diff *d,
-		    int (*fn)(FILE *, const struct diff *, const struct diff_render_opts *))
+		    int (*fn)(FILE *, const struct diff *, const struct render_diff_opts *))
 {
-	struct diff_render_opts o = {"a.dat", "b \"quoted\".dat", 1000, "us"};
+	struct render_diff_opts o = {
+	    .name_a = "a.dat", .name_b = "b \"quoted\".dat", .unit_ns = 1000, .unit = "us"};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -253,7 +256,7 @@ static void test_renderers(void)
 	put(b, "IO", -1, 50, 60000, 2500, 100);
 	put(b, "HLT", -1, 3, 9000, 5000, 0);
 	struct diff *d = diff_new(a, b, false);
-	char *s = render(d, diff_render_json);
+	char *s = render(d, render_diff_json);
 	CHECK(strstr(s, "\"b\": \"b \\\"quoted\\\".dat\""), "JSON escapes: %s", s);
 	CHECK(strstr(s, "\"status\": \"new\"") && strstr(s, "\"status\": \"gone\""), "status");
 	CHECK(strstr(s, "\"avg_a\": null"), "a missing side's avg is null");
@@ -263,18 +266,18 @@ static void test_renderers(void)
 			"\"sum_b\": 69"),
 	      "total: %s", s);
 	free(s);
-	s = render(d, diff_render_csv);
+	s = render(d, render_diff_csv);
 	CHECK(strstr(s, "\n\"GONE,X\",-1,gone,5,1,"), "CSV quotes names: %s", s);
 	CHECK(strstr(s, "\nIO,-1,both,100,1,0.1,100,"), "CSV IO row: %s", s);
 	free(s);
-	s = render(d, diff_render_table);
+	s = render(d, render_diff_table);
 	CHECK(strstr(s, "csum   105 -> 53 (-49.52%)"), "table csum: %s", s);
 	CHECK(strstr(s, "most of the change: IO -40.0 us"), "table top: %s", s);
 	free(s);
-	s = render(d, diff_render_ppc);
+	s = render(d, render_diff_ppc);
 	CHECK(strstr(s, "IO count 100 -> 50 (-50.00%) max 2.0 -> 2.5"), "ppc row: %s", s);
 	free(s);
-	s = render(d, diff_render_svg);
+	s = render(d, render_diff_svg);
 	CHECK(strstr(s, "<svg ") && strstr(s, "</svg>") && strstr(s, "GONE,X (gone)"), "svg");
 	CHECK(strstr(s, "b &quot;quoted&quot;.dat"), "svg escapes");
 	free(s);

@@ -5,7 +5,7 @@
  * back, details attached to the right exit, userspace exits.
  */
 #include "harness.h"
-#include "common.h"
+#include "intern.h"
 #include "pair.h"
 
 static struct stats_table *ex, *ux;
@@ -19,6 +19,19 @@ static void ev(uint64_t ts, int32_t tid, int kind, const char *reason, int32_t v
 			      .kind = (uint16_t)kind,
 			      .reason = reason ? intern(reason) : NULL,
 			      .isa = intern("x86_vmx")};
+	pair_event(p, &e);
+}
+
+/* A userspace exit whose sub-key comes from a detail of kind `explain` (the decoder's job). */
+static void uexit(uint64_t ts, int32_t tid, const char *reason, enum kes_detail explain)
+{
+	struct kes_event e = {.ts = ts,
+			      .tid = tid,
+			      .vcpu = -1,
+			      .kind = KES_UEXIT,
+			      .detail = (uint16_t)explain,
+			      .reason = intern(reason),
+			      .isa = intern("userspace")};
 	pair_event(p, &e);
 }
 
@@ -120,6 +133,64 @@ static void test_lost_and_backwards(void)
 	teardown();
 }
 
+static const struct stats_acc *usub(const char *name, uint64_t sub, enum kes_detail kind)
+{
+	const struct stats_acc *a = stats_table_find(ux, &(struct stats_key){.name = intern(name),
+							.tid = 30,
+							.vcpu = -1,
+							.sub = sub,
+							.has_sub = true});
+
+	return a && a->sub_kind == kind ? a : NULL;
+}
+
+/* Which detail explains a userspace exit (pair.c's top comment), times by hand. */
+static void test_userspace_explained(void)
+{
+	setup(true);
+	/* an in-kernel PIO (read 0x92) before the one that made the exit (write 0x92) */
+	ev(1000, 30, KES_UENTRY, NULL, -1);
+	detail(1010, 30, KES_D_PIO, 0x92, 0);
+	detail(1020, 30, KES_D_MMIO, 0xa0000, 1);
+	detail(1030, 30, KES_D_PIO, 0x93, 1);
+	uexit(1040, 30, "KVM_EXIT_IO", KES_D_PIO);
+	/* an IN traced when the VMM has answered: after the re-entry */
+	ev(1100, 30, KES_UENTRY, NULL, -1);
+	detail(1105, 30, KES_D_EMULATE, 0xf000, 0);
+	uexit(1200, 30, "KVM_EXIT_IO", KES_D_PIO);
+	ev(1300, 30, KES_UENTRY, NULL, -1);
+	detail(1310, 30, KES_D_PIO, 0x71, 0); /* the answer to the exit at 1200 */
+	detail(1320, 30, KES_D_PIO, 0x80, 1); /* the next exit's own */
+	uexit(1330, 30, "KVM_EXIT_IO", KES_D_PIO);
+	/* a halt after an in-kernel PIO: nothing explains it */
+	ev(1400, 30, KES_UENTRY, NULL, -1);
+	detail(1410, 30, KES_D_PIO, 0x61, 1);
+	uexit(1450, 30, "KVM_EXIT_HLT", KES_D_NONE);
+	/* waiting for an answer that never comes: the next exit takes the sample, no sub-key */
+	ev(1500, 30, KES_UENTRY, NULL, -1);
+	uexit(1600, 30, "KVM_EXIT_MMIO", KES_D_MMIO);
+	ev(1650, 30, KES_UENTRY, NULL, -1);
+	uexit(1700, 30, "KVM_EXIT_HLT", KES_D_NONE);
+	ev(1710, 30, KES_UENTRY, NULL, -1);
+	pair_finish(p);
+	const struct stats_acc *a = usub("KVM_EXIT_IO", 0x93, KES_D_PIO);
+	CHECK(a && a->count == 1 && a->sum == 60, "the last PIO before the exit explains it");
+	CHECK(!usub("KVM_EXIT_IO", 0x92, KES_D_PIO) && !usub("KVM_EXIT_IO", 0xa0000, KES_D_MMIO),
+	      "earlier in-kernel accesses do not");
+	a = usub("KVM_EXIT_IO", 0x71, KES_D_PIO);
+	CHECK(a && a->count == 1 && a->sum == 100, "an IN answered after the re-entry");
+	a = usub("KVM_EXIT_IO", 0x80, KES_D_PIO);
+	CHECK(a && a->count == 1 && a->sum == 70, "the next exit keeps its own port");
+	CHECK(!usub("KVM_EXIT_IO", 0xf000, KES_D_EMULATE), "an emulated rip is never a port");
+	a = get(ux, "KVM_EXIT_HLT", 30, -1);
+	CHECK(a && a->count == 2 && a->sum == 50 + 10, "halts have no sub-key (got %llu)",
+	      a ? (unsigned long long)a->count : 0);
+	CHECK(!usub("KVM_EXIT_HLT", 0x61, KES_D_PIO), "not the in-kernel PIO's port");
+	a = get(ux, "KVM_EXIT_MMIO", 30, -1);
+	CHECK(a && a->count == 1 && a->sum == 50, "no answer: timed, no sub-key");
+	teardown();
+}
+
 static void test_details_and_sub(void)
 {
 	setup(true);
@@ -135,7 +206,7 @@ static void test_details_and_sub(void)
 	/* userspace mode: details come before the exit */
 	ev(1000, 30, KES_UENTRY, NULL, -1);
 	detail(1010, 30, KES_D_PIO, 0x80, 1);
-	ev(1020, 30, KES_UEXIT, "KVM_EXIT_IO", -1);
+	uexit(1020, 30, "KVM_EXIT_IO", KES_D_PIO);
 	ev(1100, 30, KES_UENTRY, NULL, -1);
 	pair_finish(p);
 	const struct stats_acc *a =
@@ -159,7 +230,7 @@ static void test_details_and_sub(void)
 }
 
 static const char *namer(void *arg, const char *isa, const char *reason,
-			 const struct pair_details *d)
+			 const struct kes_details *d)
 {
 	(void)arg;
 	if (d->mask & (1u << KES_D_MMIO))
@@ -194,7 +265,7 @@ static void test_namer(void)
 
 /* "PF_<value>" (and "_M<value>" for an MMIO) from the first detail of each kind. */
 static const char *value_namer(void *arg, const char *isa, const char *reason,
-			       const struct pair_details *d)
+			       const struct kes_details *d)
 {
 	char buf[64];
 	int n = 0;
@@ -240,12 +311,205 @@ static void test_values(void)
 	teardown();
 }
 
+/* A userspace exit whose reason implies a detail (exit_types/userspace.types `detail`). */
+static void uexit_implies(uint64_t ts, int32_t tid, const char *reason, enum kes_detail k)
+{
+	struct kes_event e = {.ts = ts,
+			      .tid = tid,
+			      .vcpu = -1,
+			      .kind = KES_UEXIT,
+			      .implies = (uint16_t)k,
+			      .reason = intern(reason),
+			      .isa = intern("userspace")};
+	pair_event(p, &e);
+}
+
+/*
+ * KVM_EXIT_MMIO names the kvm_exit it ends MMIO, in both orders the real
+ * kernels trace: HV (kvm_guest_exit, kvm_userspace_exit, kvm_guest_enter)
+ * and PR (kvm_exit, kvm_book3s_reenter r=2, kvm_userspace_exit). Nothing
+ * leaks to the exits after it, and guest time is untouched.
+ */
+static void test_uexit_details(void)
+{
+	setup(false);
+	pair_set_namer(p, namer, NULL);
+	ev(100, 10, KES_EXIT, "H_DATA_STORAGE", 0); /* HV order */
+	uexit_implies(150, 10, "KVM_EXIT_MMIO", KES_D_MMIO);
+	ev(200, 10, KES_ENTRY, NULL, 0);
+	ev(300, 10, KES_EXIT, "DATA_STORAGE", 0); /* PR order: the "entry" first */
+	ev(320, 10, KES_ENTRY, NULL, 0);
+	uexit_implies(330, 10, "KVM_EXIT_MMIO", KES_D_MMIO);
+	ev(400, 10, KES_EXIT, "SYSCALL", 0); /* no userspace exit: its own name */
+	ev(410, 10, KES_ENTRY, NULL, 0);
+	ev(500, 10, KES_EXIT, "DATA_STORAGE", 0);
+	ev(520, 10, KES_ENTRY, NULL, 0);
+	uexit_implies(530, 10, "KVM_EXIT_PAPR_HCALL", KES_D_HCALL); /* not an mmio detail */
+	ev(600, 10, KES_EXIT, "DATA_STORAGE", 0);
+	ev(610, 10, KES_ENTRY, NULL, 0); /* counted at the end of the input */
+	ev(700, 20, KES_ENTRY, NULL, 0);
+	uexit_implies(710, 20, "KVM_EXIT_MMIO", KES_D_MMIO); /* no exit to explain */
+	pair_finish(p);
+	const struct stats_acc *a = get(ex, "MMIO_R", 10, 0);
+	CHECK(a && a->count == 2 && a->sum == 120, "both orders are MMIO (count %llu sum %llu)",
+	      a ? (unsigned long long)a->count : 0, a ? (unsigned long long)a->sum : 0);
+	a = get(ex, "SYSCALL", 10, 0);
+	CHECK(a && a->count == 1 && a->sum == 10, "a later exit keeps its name");
+	a = get(ex, "DATA_STORAGE", 10, 0);
+	CHECK(a && a->count == 2 && a->sum == 30, "no MMIO from a hypercall exit, none left over");
+	a = get(ex, "TIMEINGUEST", 10, 0);
+	CHECK(a && a->count == 4 && a->sum == 100 + 80 + 90 + 80,
+	      "guest time unchanged (count %llu sum %llu)", a ? (unsigned long long)a->count : 0,
+	      a ? (unsigned long long)a->sum : 0);
+	CHECK(!get(ex, "MMIO_R", 20, -1) && !get(ex, "MMIO_R", 20, 0), "no exit made up");
+	/*
+	 * HV order: the entry ends the userspace exit (50). PR order: the guest
+	 * exits again with the userspace exit open, re-entered unseen: untimed,
+	 * never the 80 of guest time and SYSCALL handling up to the entry at 410.
+	 */
+	a = get(ux, "KVM_EXIT_MMIO", 10, 0); /* the vcpu id of the thread's exits */
+	CHECK(a && a->count == 1 && a->sum == 50 && a->untimed == 1,
+	      "userspace MMIO: count %llu sum %llu untimed %llu",
+	      a ? (unsigned long long)a->count : 0, a ? (unsigned long long)a->sum : 0,
+	      a ? (unsigned long long)a->untimed : 0);
+	a = get(ux, "KVM_EXIT_PAPR_HCALL", 10, 0);
+	CHECK(a && a->count == 0 && a->untimed == 1,
+	      "PR order: the hypercall's userspace exit too");
+	a = get(ux, "TIMEINGUEST", 10, 0);
+	CHECK(a && a->count == 1 && a->sum == 130, "no userspace guest time after an untimed one");
+	struct pair_counts c;
+	pair_get_counts(p, &c);
+	CHECK(c.exits == 5 && c.uexits == 4 && c.untimed == 3, "counts %llu %llu %llu",
+	      (unsigned long long)c.exits, (unsigned long long)c.uexits,
+	      (unsigned long long)c.untimed);
+	teardown();
+}
+
+static const char *halt_namer(void *arg, const char *isa, const char *reason,
+			      const struct kes_details *d)
+{
+	(void)arg;
+	return d->mask & (1u << KES_D_HALT) ? intern("HALT") : reason;
+}
+
+/* An exit event that carries its own detail (book3s HV ceded=1), and only it. */
+static void test_exit_detail(void)
+{
+	struct kes_event e = {.ts = 100,
+			      .tid = 10,
+			      .vcpu = 0,
+			      .kind = KES_EXIT,
+			      .detail = KES_D_HALT,
+			      .reason = intern("RETURN_TO_HOST"),
+			      .isa = intern("ppc_book3s_hv")};
+
+	setup(true);
+	pair_set_namer(p, halt_namer, NULL);
+	pair_event(p, &e);
+	ev(400, 10, KES_ENTRY, NULL, 0);
+	ev(500, 10, KES_EXIT, "RETURN_TO_HOST", 0);
+	ev(520, 10, KES_ENTRY, NULL, 0);
+	pair_finish(p);
+	const struct stats_acc *a = get(ex, "HALT", 10, 0);
+	CHECK(a && a->count == 1 && a->sum == 300, "the ceded exit is a halt");
+	a = get(ex, "RETURN_TO_HOST", 10, 0);
+	CHECK(a && a->count == 1 && a->sum == 20, "the next exit is not");
+	teardown();
+}
+
+/*
+ * Where no kvm_fpu marks KVM_RUN again (arm64, riscv), the next kvm_entry of
+ * the thread ends its userspace exit; on x86 kvm_fpu comes first and the
+ * entry after it changes nothing. Sequences as Debian 6.1 recorded them in
+ * the lab (arm64: kvm_exit DABT_LOW, kvm_userspace_exit MMIO, kvm_entry).
+ */
+static void test_userspace_closed_by_entry(void)
+{
+	setup(false);
+	ev(100, 40, KES_ENTRY, NULL, -1);
+	ev(200, 40, KES_EXIT, "TRAP_DABT_LOW", -1);
+	ev(210, 40, KES_UEXIT, "KVM_EXIT_MMIO", -1);
+	ev(300, 40, KES_ENTRY, NULL, -1);	 /* MMIO userspace 90, DABT 100 */
+	ev(400, 40, KES_EXIT, "TRAP_HVC64", -1); /* in-kernel: the userspace TIG goes on */
+	ev(410, 40, KES_ENTRY, NULL, -1);
+	ev(500, 40, KES_EXIT, "TRAP_DABT_LOW", -1);
+	ev(505, 40, KES_UEXIT, "KVM_EXIT_MMIO", -1); /* userspace TIG 505 - 300 */
+	ev(600, 40, KES_ENTRY, NULL, -1);	     /* MMIO userspace 95 */
+	ev(700, 40, KES_EXIT, "TRAP_DABT_LOW", -1);
+	ev(710, 40, KES_UEXIT, "KVM_EXIT_MMIO", -1); /* the last: never re-entered */
+	/* x86: kvm_fpu load (UENTRY) ends the exit, the entry after it is a no-op */
+	ev(100, 50, KES_UEXIT, "KVM_EXIT_IO", -1);
+	ev(130, 50, KES_UENTRY, NULL, -1); /* IO 30 */
+	ev(160, 50, KES_ENTRY, NULL, -1);
+	ev(200, 50, KES_EXIT, "IO_INSTRUCTION", -1);
+	ev(210, 50, KES_UEXIT, "KVM_EXIT_IO", -1); /* userspace TIG 210 - 130 */
+	pair_finish(p);
+	const struct stats_acc *m = get(ux, "KVM_EXIT_MMIO", 40, -1);
+	CHECK(m && m->count == 2 && m->untimed == 1 && m->sum == 185,
+	      "userspace MMIO timed by kvm_entry: count %llu untimed %llu sum %llu",
+	      m ? (unsigned long long)m->count : 0, m ? (unsigned long long)m->untimed : 0,
+	      m ? (unsigned long long)m->sum : 0);
+	const struct stats_acc *g = get(ux, KES_TIMEINGUEST, 40, -1);
+	CHECK(g && g->count == 2 && g->sum == 205 + 110,
+	      "userspace TIMEINGUEST spans the in-kernel exit: count %llu sum %llu",
+	      g ? (unsigned long long)g->count : 0, g ? (unsigned long long)g->sum : 0);
+	const struct stats_acc *x = get(ex, "TRAP_DABT_LOW", 40, -1);
+	CHECK(x && x->count == 2 && x->untimed == 1, "the kvm_exit machine is unchanged");
+	const struct stats_acc *io = get(ux, "KVM_EXIT_IO", 50, -1);
+	CHECK(io && io->count == 1 && io->sum == 30 && io->untimed == 1,
+	      "x86: kvm_fpu times the exit, the kvm_entry after it does not (sum %llu)",
+	      io ? (unsigned long long)io->sum : 0);
+	const struct stats_acc *g5 = get(ux, KES_TIMEINGUEST, 50, -1);
+	CHECK(g5 && g5->count == 1 && g5->sum == 80, "x86: userspace TIMEINGUEST from kvm_fpu");
+	teardown();
+}
+
+/*
+ * Back-to-back userspace exits (riscv, arm64: no kvm_fpu): KVM_RUN was called
+ * again and returned -EINTR before entering the guest, so the first exit is
+ * timed until the second; the order the lab's 6.12 riscv kernel traced.
+ */
+static void test_uexit_back_to_back(void)
+{
+	setup(false);
+	ev(100, 60, KES_ENTRY, NULL, -1);
+	ev(200, 60, KES_EXIT, "EXC_STORE_GUEST_PAGE_FAULT", -1);
+	uexit_implies(210, 60, "KVM_EXIT_MMIO", KES_D_MMIO);
+	uexit_implies(240, 60, "restart", KES_D_NONE); /* MMIO 30 */
+	uexit_implies(290, 60, "restart", KES_D_NONE); /* restart 50 */
+	ev(300, 60, KES_ENTRY, NULL, -1);      /* restart 10; the store 100 */
+	ev(400, 60, KES_EXIT, "EXC_STORE_GUEST_PAGE_FAULT", -1);
+	uexit_implies(410, 60, "KVM_EXIT_MMIO", KES_D_MMIO); /* the last: untimed */
+	pair_finish(p);
+	const struct stats_acc *m = get(ux, "KVM_EXIT_MMIO", 60, -1);
+	CHECK(m && m->count == 1 && m->untimed == 1 && m->sum == 30,
+	      "MMIO timed until the restart");
+	const struct stats_acc *r = get(ux, "restart", 60, -1);
+	CHECK(r && r->count == 2 && r->untimed == 0 && r->sum == 60, "restarts timed");
+	const struct stats_acc *g = get(ux, KES_TIMEINGUEST, 60, -1);
+	/* From the entry after the restarts; the first entry opened nothing. */
+	CHECK(g && g->count == 1 && g->sum == 110, "no guest time between the restarts");
+	const struct stats_acc *x = get(ex, "EXC_STORE_GUEST_PAGE_FAULT", 60, -1);
+	CHECK(x && x->count == 1 && x->sum == 100 && x->untimed == 1,
+	      "the kvm_exit side as before");
+	struct pair_counts c;
+	pair_get_counts(p, &c);
+	CHECK(c.uexits == 4 && c.untimed == 2, "untimed: the last exit of each machine (%llu)",
+	      (unsigned long long)c.untimed);
+	teardown();
+}
+
 int main(void)
 {
+	test_userspace_closed_by_entry();
 	test_interleaved();
 	test_lost_and_backwards();
 	test_details_and_sub();
+	test_userspace_explained();
 	test_namer();
 	test_values();
+	test_uexit_details();
+	test_exit_detail();
+	test_uexit_back_to_back();
 	return test_summary("test_pair");
 }

@@ -9,10 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "common.h"
-#include "ppctext.h"
-#include "render.h"
+#include "alloc.h"
 #include "harness.h"
+#include "intern.h"
+#include "ppctext.h"
+#include "render/render-local.h"
 
 #define FIX "tests/fixtures/ppc/"
 
@@ -273,7 +274,7 @@ static void test_round_trip(void)
 	}
 	struct stats_view *v = stats_view_new(src, 1000, "us", STATS_SORT_SUM);
 	struct render_meta m = {.inputs = "gen", .kind = "test", .source = "kvm_exit"};
-	struct render_block b = {NULL, -1, -1, v};
+	struct render_block b = {.tid = -1, .vcpu = -1, .v = v};
 	struct render_opts ro = {.fmt = RENDER_PPC};
 	char *text = NULL;
 	size_t len = 0;
@@ -329,6 +330,17 @@ static void test_sniff(void)
 			     10, &k),
 	      "binary");
 	CHECK(!ppctext_sniff("", 0, &k), "empty");
+	/*
+	 * A headerless debugfs dump is known by its type names, those of
+	 * exit_types/ppc_timing.types: later kernels' GDBELL too, and
+	 * "UNKNOWN(0x83)" (a name the table prints, no type) is not one.
+	 */
+	CHECK(ppctext_sniff("GDBELL 2 10 20 30 500\n", 22, &k) && k == INPUT_PPC_DEBUGFS,
+	      "headerless dump, a later kernel's type");
+	CHECK(ppctext_sniff("EMUL_WAIT 2 10 20 30 500\n", 25, &k) && k == INPUT_PPC_DEBUGFS,
+	      "headerless dump, a 2010 type");
+	CHECK(!ppctext_sniff("UNKNOWN(0x83) 2 10 20 30 500\n", 29, &k), "UNKNOWN(..) is no type");
+	CHECK(!ppctext_sniff("NOTATYPE 2 10 20 30 500\n", 24, &k), "an unknown word is no type");
 	/* input_detect passes the first 4 KiB, cut anywhere */
 	size_t n = 0;
 	while (n + strlen(real3) < sizeof(big)) {
@@ -439,8 +451,68 @@ static void test_fuzz(void)
 	CHECK(bad_err == 0, "%d refusals without a message", bad_err);
 }
 
+/*
+ * Linear time (issue 11): a report of 40,000 rows took 1.6 s and one of
+ * 80,000 5.3 s when a row's name was looked up in a scan of its block. The
+ * rows are the first row of a real 2010 report under new names, in both
+ * forms; a wrapped form too.
+ */
+static void rows_text(char **text, size_t *len, size_t n, bool debugfs)
+{
+	const char *row = debugfs ? "\t     10000\t        45\t      1550\t             2933679\t"
+				    "          1728356205\n"
+				  : " count 10000 min 45 max 1550 sum 2933679 avg 293.3679 stddev "
+				    "294.569 %% 2.50\n";
+	size_t cap = n * (strlen(row) + 16) + 64, o = 0;
+
+	*text = xmalloc(cap);
+	if (debugfs)
+		o += (size_t)snprintf(*text, cap, "type\tcount\tmin\tmax\tsum\tsum_squared\n");
+	for (size_t i = 0; i < n; i++) {
+		o += (size_t)snprintf(*text + o, cap - o, "EXIT%zu", i);
+		o += (size_t)snprintf(*text + o, cap - o, row, 0);
+	}
+	*len = o;
+}
+
+static void test_linear(void)
+{
+	/*
+	 * A hang guard, not a speed test (speed is make bench's): 300,000 rows
+	 * take under 1 s here and took more than 10 minutes when quadratic, so a
+	 * bound of 30 s of CPU cannot trip on a loaded machine and still fails
+	 * if a scan per row comes back.
+	 */
+	static const size_t sizes[] = {40000, 300000};
+	static const double bound = 30.0;
+	char e[256];
+
+	for (int form = 0; form < 2; form++) {
+		for (size_t k = 0; k < 2; k++) {
+			struct stats_table *t = stats_table_new();
+			char *text;
+			size_t len;
+			double t0;
+
+			rows_text(&text, &len, sizes[k], form == 1);
+			t0 = test_cpu_seconds();
+			int rc = ppctext_parse(text, len, NULL, t, NULL, e, sizeof(e));
+			double dt = test_cpu_seconds() - t0;
+			printf("test_ppctext: %s of %zu rows parsed in %.3f s of CPU\n",
+			       form ? "dump" : "report", sizes[k], dt);
+			CHECK(rc == 0 && stats_table_size(t) == sizes[k], "%s, %zu rows: %s",
+			      form ? "dump" : "report", sizes[k], rc ? e : "");
+			CHECK(dt < bound * TEST_SLOW, "%s, %zu rows parsed in %.3f s (bound %.0f s)",
+			      form ? "dump" : "report", sizes[k], dt, bound * TEST_SLOW);
+			free(text);
+			stats_table_free(t);
+		}
+	}
+}
+
 int main(void)
 {
+	test_linear();
 	test_one_line();
 	test_wrapped_quoted();
 	test_fixtures();

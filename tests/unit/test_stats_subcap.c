@@ -4,7 +4,7 @@
  * millions of distinct MMIO addresses must not use up memory under --by-sub.
  */
 #include "harness.h"
-#include "common.h"
+#include "intern.h"
 #include "stats.h"
 
 #define CHECK_EQ(got, want)                                                                        \

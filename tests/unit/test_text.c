@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
-#include "harness.h"
-#include "common.h"
+#include "alloc.h"
 #include "decode.h"
-#include "exittypes.h"
+#include "exit-types.h"
+#include "harness.h"
+#include "intern.h"
 #include "source.h"
-#include "source/text-local.h"
+#include "input/text-local.h"
+#include "decode/decode-local.h"
 
 #define FIX	   "tests/fixtures/text/"
 #define MAX_EVENTS 4096
@@ -44,6 +46,9 @@ struct got {
 	char comm[16][32];
 	size_t ncomm;
 	size_t stop_after; /* 0: never stop */
+	int32_t brk_tid[16]; /* pairing breaks: the tid (-1 every thread), */
+	size_t brk_at[16];   /* and how many events had come before it */
+	size_t nbrk;
 };
 
 static int on_event(void *arg, const struct kes_event *ev)
@@ -76,9 +81,20 @@ static void on_comm(void *arg, int32_t tid, const char *comm)
 	}
 }
 
+static void on_brk(void *arg, int32_t tid)
+{
+	struct got *g = arg;
+
+	if (g->nbrk < 16) {
+		g->brk_at[g->nbrk] = g->n;
+		g->brk_tid[g->nbrk++] = tid;
+	}
+}
+
 static struct text_ops ops_for(struct got *g)
 {
-	return (struct text_ops){on_event, on_lost, on_comm, g};
+	return (struct text_ops){
+	    .event = on_event, .lost = on_lost, .comm = on_comm, .brk = on_brk, .arg = g};
 }
 
 /* Reads text held in a string; returns text_read_mem's result. */
@@ -166,15 +182,26 @@ static void test_shapes(void)
 	    "cpus=2",
 	    "x-1 [000] 1.5 kvm_fpu: load",		       /* no colon after the time */
 	    "x-1 [000] 1.5: kvm_fpu load",		       /* no colon after the event */
-	    "x [000] 1.5: kvm_fpu: load",		       /* no pid */
-	    "x-1 [0a0] 1.5: kvm_fpu: load",		       /* cpu */
 	    "x-1 [000] 99999999999999999999.5: kvm_fpu: load", /* overflow */
 	    "x-1 [000] 1.1234567890123456789: kvm_fpu: load",  /* fraction too long */
-	    "1.5: kvm_fpu: load",
-	    "x-1 [000] junk junk 1.5: kvm_fpu: load",
+	    "x-1 1.5:",						 /* cut after the time, no [cpu]: */
+	    "1.5:",						 /* nothing says it is a record */
+	    "kvm_exit",						 /* a word */
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		CHECK(text_parse_line(bad[i], strlen(bad[i]), &l) < 0, "parsed: '%s'", bad[i]);
+	/* shapes of no printer: loose, a record only if the event is a KVM tracepoint */
+	const char *loose[] = {
+	    "x [000] 1.5: kvm_fpu: load",		/* no pid: the comm names the thread */
+	    "x-1 [0a0] 1.5: kvm_fpu: load",	/* not a cpu */
+	    "1.5: kvm_fpu: load",		/* no head */
+	    "x-1 [000] junk junk 1.5: kvm_fpu: load", /* words after [cpu] */
+	    "  kvm_fpu: load",			/* no time */
+	    "x-1 [000] 1.5: kvm_exit",		/* cut before its payload */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(loose); i++)
+		CHECK(text_parse_line(loose[i], strlen(loose[i]), &l) == 0 && l.loose,
+		      "loose: '%s'", loose[i]);
 }
 
 /* ---- each ISA's printed form ---- */
@@ -270,6 +297,53 @@ static void test_other_isas(void)
 		    "DECREMENTER", "ppc_booke", -1);
 }
 
+/* The first kvm form payload matches, and its field's number (or ~0). */
+static uint64_t form_num(const char *event, const char *payload, const char *field)
+{
+	struct text_form forms[TEXT_MAX_FORMS];
+	struct text_fields f;
+	size_t n = text_forms_find(&types, "kvm", event, forms, ARRAY_SIZE(forms));
+
+	for (size_t i = 0; i < n; i++) {
+		memset(&f, 0, sizeof(f));
+		if (text_form_match(&forms[i], payload, &f) < 0)
+			continue;
+		const struct text_field *tf = text_field_get(&f, field);
+		return tf && tf->has_num ? tf->num : ~0ULL;
+	}
+	return ~0ULL;
+}
+
+/*
+ * Lines of the lab's riscv kernel (6.12.117, tests/fixtures/lab/riscv64):
+ * kvm_entry prints "PC: 0x016%lx" (an upstream typo for %016lx).
+ */
+static void test_riscv_lab_lines(void)
+{
+	/* a store guest-page fault: its gpa is htval << 2 | stval & 3 (riscv.types) */
+	const struct kes_event *x = one(TF "kvm_exit: SEPC:0x80000014, SCAUSE:0x17, "
+					   "STVAL:0x40000011, HTVAL:0x10000004, HTINST:0x0");
+	CHECK(x && (x->flags & KES_EXIT_HAS_SUB) && x->sub == 0x40000011,
+	      "riscv store fault gpa 0x%llx", x ? (unsigned long long)x->sub : 0);
+	x = one(TF "kvm_exit: SEPC:0x80000020, SCAUSE:0xa, STVAL:0x0, HTVAL:0x0, HTINST:0x0");
+	CHECK(x && !(x->flags & KES_EXIT_HAS_SUB), "an ecall has no sub-key");
+	CHECK(form_num("kvm_entry", "PC: 0x01680000000", "pc") == 0x80000000, "riscv pc");
+	CHECK(form_num("kvm_entry", "PC: 0x0000ffff8000a000", "vcpu_pc") == 0xffff8000a000,
+	      "arm64 pc");
+	const struct kes_event *ev = one(TF "kvm_entry: PC: 0x01680000018");
+	CHECK(ev && ev->kind == KES_ENTRY, "riscv entry");
+	/* the same lines as trace-cmd 3.1.6 prints them through its (x86) kvm plugin */
+	expect_exit(TF "kvm_exit: <CANT FIND FIELD exit_reason>SEPC:0x80010014, SCAUSE:0x17, "
+		       "STVAL:0x40000010, HTVAL:0x10000004, HTINST:0x0",
+		    "EXC_STORE_GUEST_PAGE_FAULT", "riscv", -1);
+	ev =
+	    one(TF "kvm_entry: CAN'T FIND FIELD \"vcpu_id\"<CANT FIND FIELD rip>PC: 0x01680010000");
+	CHECK(ev && ev->kind == KES_ENTRY, "riscv entry through the kvm plugin");
+	expect_exit(TF "kvm_exit: <CANT FIND FIELD exit_reason>TRAP: HSR_EC: 0x0024 (DABT_LOW), "
+		       "PC: 0x0000ffff8000a000",
+		    "TRAP_DABT_LOW", "arm64", -1);
+}
+
 static void test_userspace_and_details(void)
 {
 	expect_exit(TF "kvm_userspace_exit: reason KVM_EXIT_IO (2)", "KVM_EXIT_IO", "userspace",
@@ -330,14 +404,18 @@ static void test_userspace_and_details(void)
 		      ev ? (unsigned long long)ev->value : 0);
 	}
 
-	/* other events: parsed, not KVM; a KVM event printed in no known way: undecoded */
+	/*
+	 * other events: parsed, not KVM; a KVM event printed in no known way:
+	 * undecoded; kvm_vcpu_wakeup: a halt detail, which needs no field.
+	 */
 	CHECK(read_str(TF "sched_switch: prev_comm=a prev_pid=1\n" TF
 			  "kvm_userspace_exit: something else\n" TF
 			  "kvm_vcpu_wakeup: wait time 1 ns\n",
 		       &g, &c, e, sizeof(e)) == 0,
 	      "%s", e);
-	CHECK(g.n == 0 && c.events == 3 && c.kvm == 0 && c.undecoded == 1, "n %zu undecoded %llu",
-	      g.n, (unsigned long long)c.undecoded);
+	CHECK(g.n == 1 && g.ev[0].kind == KES_DETAIL && g.ev[0].detail == KES_D_HALT &&
+		  c.events == 3 && c.undecoded == 1,
+	      "n %zu undecoded %llu", g.n, (unsigned long long)c.undecoded);
 }
 
 /* ---- losses, headers, instances, names, errors ---- */
@@ -467,7 +545,7 @@ static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu
 	struct dat *x = arg;
 	struct kes_event ev;
 
-	if (decoder_decode(x->d, data, size, ts, cpu, &ev))
+	if (decode_rec(x->d, data, size, ts, cpu, &ev))
 		on_event(x->g, &ev);
 	return 0;
 }
@@ -482,9 +560,9 @@ static int read_dat(const char *path, struct got *g)
 		fprintf(stderr, "%s\n", e);
 		return -1;
 	}
-	struct dat x = {decoder_new(tracedat_tep(td), &types), g};
+	struct dat x = {decode_new(tracedat_tep(td), &types), g};
 	int ret = tracedat_iterate(td, on_record, &x, e, sizeof(e));
-	decoder_free(x.d);
+	decode_free(x.d);
 	tracedat_close(td);
 	return ret;
 }
@@ -701,7 +779,7 @@ static void gen_add(struct gen *g, struct tep_event *ev, struct rec *r)
 	struct kes_event k;
 	uint64_t ts = 1000000000ULL + g->n * 1000;
 
-	if (g->n == ARRAY_SIZE(g->want) || !decoder_decode(g->dec, r->data, r->size, ts, 1, &k))
+	if (g->n == ARRAY_SIZE(g->want) || !decode_rec(g->dec, r->data, r->size, ts, 1, &k))
 		return;
 	g->want[g->n++] = k;
 	line_of(g->tep, ev, r, ts, g->text + g->len, sizeof(g->text) - g->len);
@@ -787,8 +865,8 @@ static void gen_isa(const char *dir, const char *system, bool plugins)
 	char what[128];
 
 	g->tep = formats_tep(dir, system, plugins);
-	g->dec = decoder_new(g->tep, &types);
-	CHECK(decoder_nbound(g->dec) > 0, "%s: no bound events", dir);
+	g->dec = decode_new(g->tep, &types);
+	CHECK(decode_nbound(g->dec) > 0, "%s: no bound events", dir);
 	struct tep_event *entry =
 	    plugins ? tep_find_event_by_name(g->tep, "kvm", "kvm_entry") : NULL;
 	for (size_t i = 0; i < types.n; i++) {
@@ -801,7 +879,7 @@ static void gen_isa(const char *dir, const char *system, bool plugins)
 	      plugins ? " (kvm plugin)" : "", g->bad, g->compared);
 	printf("generated %s%s: %u events as decoder.c reads them\n", dir,
 	       plugins ? " (kvm plugin)" : "", g->compared - g->bad);
-	decoder_free(g->dec);
+	decode_free(g->dec);
 	tep_free(g->tep);
 	free(g);
 }
@@ -837,7 +915,7 @@ static void gen_x86_details(void)
 	};
 
 	g->tep = formats_tep("x86", "kvm", false);
-	g->dec = decoder_new(g->tep, &types);
+	g->dec = decode_new(g->tep, &types);
 	g->what = "x86 details";
 	for (size_t i = 0; i < ARRAY_SIZE(d); i++) {
 		struct tep_event *ev = tep_find_event_by_name(g->tep, "kvm", d[i].event);
@@ -854,7 +932,7 @@ static void gen_x86_details(void)
 	CHECK(g->n == ARRAY_SIZE(d) - 1, "x86 details: %zu decoded", g->n); /* fpu unload: none */
 	gen_check(g, false);
 	CHECK(g->compared == ARRAY_SIZE(d) - 1 && g->bad == 0, "x86 details: %u differ", g->bad);
-	decoder_free(g->dec);
+	decode_free(g->dec);
 	tep_free(g->tep);
 	free(g);
 }
@@ -952,6 +1030,315 @@ static void test_mutations(void)
 	free(buf);
 }
 
+/* ---- what people paste (issue 13, tests/fixtures/published) ---- */
+
+/* The text reads as n events, the i-th an exit of reason (NULL: not an exit). */
+static bool exits_are(const struct got *g, size_t n, const char *const *reasons)
+{
+	if (g->n != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct kes_event *ev = &g->ev[i];
+		if (reasons[i] ? ev->kind != KES_EXIT || strcmp(ev->reason, reasons[i])
+			       : ev->kind == KES_EXIT)
+			return false;
+	}
+	return true;
+}
+
+static void test_trimmed(void)
+{
+	static struct got g;
+	struct text_counts c;
+	char e[256];
+
+	/* class 1: authors trim the line after the reason (no rip) */
+	const char *t = " CPU 0/KVM-7289 [023] d.... 2925.640961: kvm_entry: vcpu 0\n"
+			" CPU 0/KVM-7289 [023] d.... 2925.640967: kvm_exit: vcpu 0 reason "
+			"EXTERNAL_INTERRUPT intr_info 0x800000ec\n"
+			" CPU 0/KVM-7289 [023] d.... 2925.640980: kvm_exit: vcpu 0 reason DR_ACCESS "
+			"info1 0x0000000000000216\n"
+			" CPU 0/KVM-7289 [023] d.... 2925.640983: kvm_exit: reason HLT\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 &&
+		  exits_are(&g, 4, (const char *[]){NULL, "EXTERNAL_INTERRUPT", "DR_ACCESS", "HLT"}) &&
+		  c.not_understood == 0 && g.ev[1].vcpu == 0 && g.ev[1].tid == 7289,
+	      "trimmed kvm_exit lines: %zu events, %llu not understood", g.n,
+	      (unsigned long long)c.not_understood);
+
+	/* no prefix, no time: counted, and pairing breaks on both sides of it */
+	t = "  kvm_exit:             reason EXIT_RSM rip 0x7ffbb280 info 0 0\n"
+	    "  kvm_emulate_insn:     0:7ffbb280: 0f aa\n"
+	    "  kvm_entry:            vcpu 0, rip 0xffffffffffbbe119\n"
+	    "  kvm_exit:   reason DR_ACCESS info1 0x7\n"
+	    "The `kvm_exit` event is at 12.5: here\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && c.not_understood == 0 &&
+		  g.n >= 2 && g.ev[0].kind == KES_EXIT && !strcmp(g.ev[0].reason, "EXIT_RSM") &&
+		  g.ev[g.n - 1].kind == KES_EXIT && !strcmp(g.ev[g.n - 1].reason, "DR_ACCESS") &&
+		  g.ev[0].tid == TEXT_TID_SYNTHETIC,
+	      "no-prefix records: %zu events", g.n);
+	/* exit: break, event, break; entry: break; exit: break, event, break */
+	CHECK(g.nbrk == 5 && g.brk_at[0] == 0 && g.brk_at[1] == 1 && g.brk_tid[0] == TEXT_TID_SYNTHETIC,
+	      "breaks around records without a time: %zu", g.nbrk);
+	/* prose naming an event at "12.5:" is no record, "kvm_exit" in backquotes none either */
+	CHECK(c.skipped >= 1, "prose skipped");
+}
+
+static void test_perf_columns(void)
+{
+	static struct got g;
+	struct text_counts c;
+	char e[256];
+
+	/* class 3: perf script -F comm,time (no pid, no cpu): the comm names the thread */
+	const char *t = "preempt_test  20677.199579:      kvm:kvm_exit: reason PREEMPTION_TIMER rip "
+			"0x40274d info 0 0 intr 0\n"
+			"preempt_test  20677.199580:     kvm:kvm_entry: vcpu 0, rip 0x4131a3\n"
+			"other  20677.199581:     kvm:kvm_entry: vcpu 1, rip 0x4131a3\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && g.n == 3 && c.flavor == TEXT_PERF &&
+		  g.ev[0].tid == g.ev[1].tid && g.ev[0].tid > TEXT_TID_SYNTHETIC &&
+		  g.ev[2].tid != g.ev[0].tid && g.ev[0].cpu == -1,
+	      "perf -F comm,time: %zu events, tids %d %d %d", g.n, g.n ? g.ev[0].tid : 0,
+	      g.n > 1 ? g.ev[1].tid : 0, g.n > 2 ? g.ev[2].tid : 0);
+	CHECK(g.ncomm >= 1 && !strcmp(g.comm[0], "preempt_test"), "its comm");
+	/* -F cpu,time: one thread */
+	t = "    [001]   770.850287:                      kvm:kvm_entry: vcpu 0, rip 0x100146\n"
+	    "    [001]   770.850307:                       kvm:kvm_exit: vcpu 0 reason TRIPLE_FAULT "
+	    "rip 0x100146 info1 0x0 info2 0x0 intr_info 0x00000000 error_code 0x00000000\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && g.n == 2 && g.ev[1].cpu == 1 &&
+		  g.ev[1].tid == TEXT_TID_SYNTHETIC && g.ev[1].ts == 770850307000ULL,
+	      "perf -F cpu,time: %zu events", g.n);
+
+	/* class 4: perf-prof / perf-monitor: a wall clock, irq flags before [cpu] */
+	t = "2022-04-22 17:39:26.535148            <...> 126953 .... [078] 96822671.255015: "
+	    "kvm:kvm_exit: reason APIC_WRITE rip 0xfffff801b782acff info 300 0\n"
+	    "2022-04-22 17:39:26.535253            <...> 126953 d... [074] 96822671.266643: "
+	    "kvm:kvm_entry: vcpu 0\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && g.n == 2 && g.ev[0].tid == 126953 &&
+		  g.ev[0].cpu == 78 && g.ev[1].cpu == 74 && !strcmp(g.ev[0].reason, "APIC_WRITE"),
+	      "perf-prof: %zu events, tid %d", g.n, g.n ? g.ev[0].tid : 0);
+}
+
+static void test_wrapped(void)
+{
+	static struct got g;
+	struct text_counts c;
+	char e[256];
+
+	/* class 5: wrapped after rip, after TRAP:/PC:, right after the time, after the name */
+	const char *t = "<...>-35787 [038] ....  2825.959082: kvm_exit: vcpu 1 reason npf rip\n"
+			"0xfd11d info 100000014 fd000\n"
+			"v-9 [002] ..... 1.000000: kvm_exit: TRAP:\n"
+			"HSR_EC: 0x0024 (DABT_LOW), PC: 0x0\n"
+			"v-9 [002] d.... 1.000005: kvm_entry: PC:\n"
+			"0x4\n"
+			"q-7  [000] ....   3.000000:\n"
+			" kvm_exit: reason EXTERNAL_INTERRUPT rip 0x22da info 0 800000fd\n"
+			"     CPU 0/KVM  699876 [020] 18136.763640:                        kvm:kvm_fpu:\n"
+			"load\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && c.joined == 5 && c.not_understood == 0,
+	      "wrapped lines joined: %llu, not understood %llu", (unsigned long long)c.joined,
+	      (unsigned long long)c.not_understood);
+	CHECK(g.n == 5 && !strcmp(g.ev[0].reason, "npf") && !strcmp(g.ev[1].reason, "TRAP_DABT_LOW") &&
+		  g.ev[2].kind == KES_ENTRY && !strcmp(g.ev[3].reason, "EXTERNAL_INTERRUPT") &&
+		  g.ev[3].ts == 3000000000ULL && g.ev[3].tid == 7 && g.ev[4].kind == KES_UENTRY,
+	      "their events: %zu", g.n);
+	/* a loss marker after an open record is read as one, not joined to it */
+	t = "v-9 [002] ..... 1.000000: kvm_exit: TRAP:\nCPU:2 [LOST 5 EVENTS]\n"
+	    "v-9 [002] d.... 1.000005: kvm_entry: PC: 0x4\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && c.joined == 0 && c.lost == 5 &&
+		  c.not_understood == 1,
+	      "a loss line is no wrap: joined %llu lost %llu", (unsigned long long)c.joined,
+	      (unsigned long long)c.lost);
+	/* a blank line ends a record; a line that is a record of its own is not joined */
+	t = "q-7 [000] .... 1.000000: kvm_exit: reason\n\nHLT rip 0x1 info 0 0\n"
+	    "q-7 [000] .... 1.000001: kvm_exit: vcpu 0 reason npf rip\n"
+	    "q-7 [000] .... 1.000002: kvm_entry: vcpu 0\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && c.joined == 0 && c.not_understood == 1 &&
+		  c.first_bad_line == 1 && g.n == 2,
+	      "no join across a blank line or onto a record: joined %llu, nu %llu, n %zu",
+	      (unsigned long long)c.joined, (unsigned long long)c.not_understood, g.n);
+}
+
+static void test_mail_and_logs(void)
+{
+	static struct got g;
+	struct text_counts c;
+	char e[256];
+
+	/* mail quoting, CRLF, dmesg prefixes */
+	const char *t = "> q-7 [001] d..1 1.000001: kvm_entry: vcpu 0\r\n"
+			">> q-7 [001] .... 1.000004: kvm_exit: reason HLT rip 0x1 info 0 0\r\n"
+			"> > q-7 [001] d..1 1.000010: kvm_entry: vcpu 0\r\n"
+			"[ 5.123456] q-7 [001] .... 1.000011: kvm_exit: reason IO_INSTRUCTION rip 0x1 info 0 0\n"
+			"<6>[ 5.123457] q-7 [001] d..1 1.000012: kvm_entry: vcpu 0\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && g.n == 5 && c.not_understood == 0 &&
+		  !strcmp(g.ev[1].reason, "HLT") && !strcmp(g.ev[3].reason, "IO_INSTRUCTION") &&
+		  g.ev[4].ts == 1000012000ULL,
+	      "quoted, CRLF, dmesg: %zu events", g.n);
+	/* "B:" in front of a line is trace-cmd's buffer name only after its cpus= header */
+	t = " q-7 [023] d.... 1.000001: kvm_entry: vcpu 0\n"
+	    " B: q-7 [023] d.... 1.000002: kvm_exit: vcpu 0 reason HLT rip 0x1\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && g.n == 2 && c.other_instance == 0,
+	      "an annotation is no buffer name: %zu", g.n);
+}
+
+static void test_segments(void)
+{
+	static struct got g;
+	struct text_counts c;
+	char e[256];
+
+	/* several traces pasted into one file: a time that goes back starts over */
+	const char *t = "x  5.000000: kvm:kvm_exit: reason MSR rip 0x1\n"
+			"x  4.000000: kvm:kvm_entry: vcpu 0\n"
+			"x  4.000000: kvm:kvm_exit: reason HLT rip 0x1\n"
+			"x  4.000001: kvm:kvm_entry: vcpu 0\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && g.n == 4 && c.restarts == 1 &&
+		  c.first_restart_line == 2 && g.nbrk == 1 && g.brk_tid[0] == -1 && g.brk_at[0] == 1,
+	      "a restart: %llu, breaks %zu", (unsigned long long)c.restarts, g.nbrk);
+	/* equal times are no restart; prose's "3.0:" takes no part */
+	t = "q-7 [000] .... 5.0: kvm_exit: reason HLT rip 0x1\n"
+	    "at 3.0: note: prose\n"
+	    "q-7 [000] .... 5.0: kvm_entry: vcpu 0\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && c.restarts == 0 && g.nbrk == 0,
+	      "no restart: %llu", (unsigned long long)c.restarts);
+}
+
+static void test_not_understood(void)
+{
+	static struct got g;
+	struct text_counts c;
+	char e[256];
+
+	/* class 2/6: every KVM line is used or counted, with the first's line and why */
+	const char *t = "q-7 [000] .... 1.000000: kvm_entry: vcpu 0\n"
+			"challenge-24797 [003] .... 83184.290416: kvm_exit\n"
+			"q-7 [000] .... 1.000009: kvm_exit: reason HLT\n"
+			"q-7 [000] .... 1.000010: kvm_exit: vcpu 0 nothing here\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && c.not_understood == 2 &&
+		  c.first_bad_line == 2 && strstr(c.why, "cut before its payload"),
+	      "not understood %llu, first %llu (%s)", (unsigned long long)c.not_understood,
+	      (unsigned long long)c.first_bad_line, c.why);
+	/* a line longer than 4096 bytes whose event was past the cut: not dropped silently */
+	static char longl[6000];
+	snprintf(longl, sizeof(longl), "q-7 [000] .... 1.000000: kvm_entry: vcpu 0\n"
+				       "q-7 [000] .... 1.000001:%4200s kvm_exit: reason HLT\n"
+				       "q-7 [000] .... 1.000002: kvm_entry: vcpu 0\n", "");
+	CHECK(read_str(longl, &g, &c, e, sizeof(e)) == 0 && c.not_understood == 1 &&
+		  c.first_bad_line == 2 && g.n == 2,
+	      "a long line cut after its time: nu %llu, n %zu", (unsigned long long)c.not_understood,
+	      g.n);
+	/* a record that ends after its time, then a record of its own: not joined, not dropped */
+	t = "q-7 [000] .... 1.000000: kvm_entry: vcpu 0\n"
+	    "q-7 [000] .... 1.000001:\n"
+	    "q-7 [000] .... 1.000002: kvm_exit: reason HLT rip 0x1 info 0 0\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && c.not_understood == 1 &&
+		  c.first_bad_line == 2 && c.joined == 0 && g.n == 2,
+	      "an event missing after its time: nu %llu joined %llu n %zu",
+	      (unsigned long long)c.not_understood, (unsigned long long)c.joined, g.n);
+	/* a printer's head and a name cut short; a trimmed reason no table knows (cut short?) */
+	t = "q-7 [000] .... 1.000000: kvm_entry: vcpu 0\n"
+	    "q-7 [000] .... 1.000001: k\n"
+	    "q-7 [000] .... 1.000002: kvm_exit: reason EPT_VIOLA\n"
+	    "q-7 [000] .... 1.000003: kvm_exit: reason EPT_VIOLATION\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && c.not_understood == 2 &&
+		  c.first_bad_line == 2 && g.n == 2 && !strcmp(g.ev[1].reason, "EPT_VIOLATION"),
+	      "cut names: nu %llu n %zu", (unsigned long long)c.not_understood, g.n);
+	/* an entry whose payload was cut ("vcpu 0" -> "vc"): its vCPU is lost, so not used */
+	t = "q-7 [000] .... 1.000000: kvm_entry: vc\n"
+	    "q-7 [000] .... 1.000001: kvm_exit: reason HLT rip 0x1 info 0 0\n"
+	    "q-7 [000] .... 1.000002: kvm_entry: vcpu 0\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) == 0 && c.not_understood == 1 &&
+		  c.first_bad_line == 1 && g.n == 2 && g.nbrk == 1,
+	      "a cut entry: nu %llu n %zu brk %zu", (unsigned long long)c.not_understood, g.n,
+	      g.nbrk);
+	t = "q-7 [000] .... 1.000000: kvm_entry: vcpu\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) < 0 && c.not_understood == 1,
+	      "an entry cut after 'vcpu': nu %llu", (unsigned long long)c.not_understood);
+	/* a line blank in its first 4096 bytes */
+	snprintf(longl, sizeof(longl), "q-7 [000] .... 1.000000: kvm_entry: vcpu 0\n"
+				       "%4200s q-7 [000] .... 1.000001: kvm_exit: reason HLT\n", "");
+	CHECK(read_str(longl, &g, &c, e, sizeof(e)) == 0 && c.not_understood == 1 &&
+		  c.first_bad_line == 2,
+	      "a long line, blank where it was cut: nu %llu", (unsigned long long)c.not_understood);
+	/* a long line whose event came before the cut: read up to there, and said */
+	memset(longl, 0, sizeof(longl));
+	strcpy(longl, "q-7 [000] .... 1.000001: kvm_exit: reason HLT rip 0x1 info ");
+	memset(longl + strlen(longl), 'a', 4200);
+	strcat(longl, "\n");
+	CHECK(read_str(longl, &g, &c, e, sizeof(e)) == 0 && c.not_understood == 0 && g.n == 1 &&
+		  c.long_lines == 1 && c.first_long_line == 1,
+	      "a long line read up to the cut: long %llu", (unsigned long long)c.long_lines);
+	/* a file where none is usable: one error naming the first and why */
+	t = "Look:\n  q-7 [000] .... 1.000000: kvm_exit\n  q-7 [000] .... 1.000001: kvm_exit\n";
+	CHECK(read_str(t, &g, &c, e, sizeof(e)) < 0 && strstr(e, "2 lines not understood") &&
+		  strstr(e, "line 2") &&
+		  strstr(e, "cut before its payload"),
+	      "all unusable: '%s'", e);
+	/* sniffed as text: a file of trimmed or cut lines is one, not an unknown format */
+	CHECK(text_sniff(t, strlen(t)) == 1, "sniff of cut lines");
+	t = "  kvm_exit:   reason HLT\n";
+	CHECK(text_sniff(t, strlen(t)) == 1, "sniff of a no-prefix line");
+	t = "> > q-7 [001] d..1 1.000001: kvm_entry: vcpu 0\n";
+	CHECK(text_sniff(t, strlen(t)) == 1, "sniff of a quoted line");
+	t = "Times: 12.5: note: prose\n";
+	CHECK(text_sniff(t, strlen(t)) == 0, "sniff of prose");
+}
+
+/*
+ * trace-cmd report's timestamp forms (tracecmd/trace-read.c time_format(),
+ * trace_show_data()): --ts-diff's "(+N)" column, "%12d:" of a counter clock
+ * glued to "[cpu]"; and --ts-unit's conversion, computed here by hand.
+ */
+static void test_ts_forms(void)
+{
+	struct text_line l;
+	struct text_ts_unit u;
+	char s[256], e[160];
+
+	snprintf(s, sizeof(s), "   exitgen-660   [001]   103.254888: (+181)   kvm_exit:   reason npf");
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.ts == 103254888000ULL && !l.ts_int &&
+		  l.tid == 660 && !strncmp(l.event, "kvm_exit", l.event_len) &&
+		  !strcmp(l.payload, "reason npf"),
+	      "--ts-diff column");
+	snprintf(s, sizeof(s), "   exitgen-658   [001]   102.985575:          kvm_update_master_clock: x");
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && !strncmp(l.event, "kvm_update_master_clock", l.event_len),
+	      "--ts-diff's blank first column");
+	snprintf(s, sizeof(s), "   exitgen-660   [001]103254887562: kvm_exit:   reason npf");
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.ts == 103254887562ULL && l.ts_int &&
+		  l.cpu == 1 && l.tid == 660,
+	      "an integer glued to [cpu]");
+	snprintf(s, sizeof(s), "   exitgen-341   [001] 55891265792: (+13)    kvm_exit:   TRAP: x");
+	CHECK(text_parse_line(s, strlen(s), &l) == 0 && l.ts == 55891265792ULL && l.ts_int,
+	      "a padded integer and --ts-diff");
+	snprintf(s, sizeof(s), "   exitgen-660   [001]103.254887562: kvm_exit:   reason npf");
+	CHECK(text_parse_line(s, strlen(s), &l) < 0 || l.loose, "seconds glued to [cpu]: no printer's");
+	snprintf(s, sizeof(s), "   q-7   [001]   1.000002: (+2x)   kvm_exit:   reason npf");
+	CHECK(text_parse_line(s, strlen(s), &l) < 0 || l.loose, "(+2x) is no ts-diff");
+
+	/* ticks -> ns: 2.1 GHz: 21 ticks are 10 ns; 100000000001 ticks: 47619047619 ns (floor) */
+	CHECK(text_ts_unit_parse("2.1GHz", &u, e, sizeof(e)) == 0 && text_ts_unit_ns(&u, 21) == 10 &&
+		  text_ts_unit_ns(&u, 100000000001ULL) == 47619047619ULL,
+	      "2.1GHz");
+	CHECK(text_ts_unit_parse("2100MHz", &u, e, sizeof(e)) == 0 && u.den == 2100000000ULL,
+	      "2100MHz");
+	CHECK(text_ts_unit_parse("19.2MHz", &u, e, sizeof(e)) == 0 && u.den == 19200000ULL &&
+		  text_ts_unit_ns(&u, 192) == 10000,
+	      "19.2MHz (arm64's generic timer)");
+	CHECK(text_ts_unit_parse("us", &u, e, sizeof(e)) == 0 && text_ts_unit_ns(&u, 7) == 7000, "us");
+	CHECK(text_ts_unit_parse("s", &u, e, sizeof(e)) == 0 &&
+		  text_ts_unit_ns(&u, UINT64_MAX / 1000) == UINT64_MAX,
+	      "s saturates");
+	CHECK(text_ts_unit_parse("10GHz", &u, e, sizeof(e)) == 0 &&
+		  text_ts_unit_ns(&u, UINT64_MAX) == UINT64_MAX / 10,
+	      "10GHz, the largest: no overflow");
+	static const char *const bad[] = {"", "GHz", "2.1", "0Hz", "10.1GHz", "1.5Hz", "-1MHz",
+					  "2,1GHz", "1e9Hz", "cycles", "2.1.1GHz", "99999999999999999999Hz"};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK(text_ts_unit_parse(bad[i], &u, e, sizeof(e)) < 0 && strstr(e, "bad timestamp unit"),
+		      "accepted '%s'", bad[i]);
+}
+
 int main(void)
 {
 	char e[256];
@@ -961,8 +1348,10 @@ int main(void)
 		return 1;
 	}
 	test_shapes();
+	test_ts_forms();
 	test_x86();
 	test_other_isas();
+	test_riscv_lab_lines();
 	test_userspace_and_details();
 	test_losses();
 	test_instances_comms_stop();
@@ -971,6 +1360,12 @@ int main(void)
 	test_fixtures();
 	test_generated();
 	test_mutations();
+	test_trimmed();
+	test_perf_columns();
+	test_wrapped();
+	test_mail_and_logs();
+	test_segments();
+	test_not_understood();
 	exit_types_free(&types);
 	return test_summary("test_text");
 }

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Allocation that cannot fail: a CLI tool has nothing better to do on ENOMEM. */
+#ifndef KES_ALLOC_H
+#define KES_ALLOC_H
+
+#include <stddef.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* These print one line and exit(2) instead of returning NULL. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t sz);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* input/: what kind of file an input is, told by its content, never its name. */
+#ifndef KES_INPUT_H
+#define KES_INPUT_H
+
+enum input_kind {
+	INPUT_UNKNOWN,
+	INPUT_TRACEDAT,	   /* trace-cmd's trace.dat, v6 or v7 */
+	INPUT_FTRACE_TXT,  /* tracefs trace / trace_pipe, trace-cmd report, perf script */
+	INPUT_PPC_REPORT,  /* saved "NAME count N min ..." report, one-line or wrapped */
+	INPUT_PPC_DEBUGFS, /* kernel exit-timing dump: type count min max sum sum_squared */
+	INPUT_REPORT_JSON, /* our own `report -f json`, with its histograms (merges exactly) */
+	INPUT_PERF_DATA,   /* perf record's perf.data: read through `perf script` */
+};
+
+/*
+ * The kind of the input open on fd, from its first 64 KiB (read with pread:
+ * the offset stays). INPUT_UNKNOWN with errno set when it cannot be read
+ * (ENODATA: empty, EISDIR...), INPUT_UNKNOWN with errno 0 when it is none
+ * of the kinds above.
+ */
+enum input_kind input_detect(int fd);
+const char *input_kind_name(enum input_kind k);
+
+#endif

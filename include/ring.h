@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ring/: the kernel's ring-buffer page format (events/header_page: u64
+ * timestamp, a kernel long "commit" with flag bits, then records) and the
+ * per-CPU stats text beside it. Every source of pages reads it: trace.dat
+ * files, the live collector, and the writer that counts what it stored.
+ */
+#ifndef KES_RING_H
+#define KES_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * From a header_page text: the sub-buffer (page) size and the kernel long
+ * size (the size of the commit field). Returns 0 or -1.
+ */
+int ring_header_parse(const char *text, size_t len, size_t *page_size, int *long_size);
+
+struct ring_info {
+	uint64_t events;   /* data events */
+	uint64_t missed;   /* events the kernel says were lost before this page */
+	bool missed_known; /* the page flagged a loss and stored its count */
+	bool flagged;	   /* the page flagged a loss */
+};
+/* Walks a raw page. long_size: 4 or 8 (kernel long). Returns 0, or -1 if malformed. */
+int ring_count(const void *page, size_t len, int long_size, struct ring_info *info);
+
+/*
+ * One CPU's pages, in order: what a trace.dat reader and the live collector
+ * hand the feed (feed.h). Embedded in the provider's own state.
+ */
+struct ring_lane {
+	int cpu;
+	int long_size; /* of the page header's commit field: 4 or 8 */
+	/*
+	 * The next page: 1 with *page, *len and *pos (its file offset, for
+	 * errors; 0 live) set, valid until the next call; 0 when there is none:
+	 * no more (a file), none now (live); -1 with errbuf set.
+	 */
+	int (*next)(struct ring_lane *l, const void **page, size_t *len, uint64_t *pos,
+		    char *errbuf, size_t errlen);
+};
+
+/* ------------------------------------------------------------------------ */
+/* Per-CPU stats text ("overrun: N", "dropped events: N", ...). */
+
+/* overrun + dropped events in one stats text. */
+uint64_t ring_stats_lost(const char *text);
+/* Value of "key: N" in a stats text; -1 when absent. */
+int ring_stats_field(const char *text, const char *key, uint64_t *val);
+
+/* ------------------------------------------------------------------------ */
+/*
+ * The ring-buffer page walker: one raw page (header_page layout: u64
+ * timestamp, a kernel long "commit" with flag bits, then records), read with
+ * exactly the rules of libtraceevent's kbuffer-parse.c, so that a reader
+ * built on it hands out the same records, timestamps and loss counts as
+ * libtracecmd. Host byte order only (the callers check the file's).
+ * Its common case is inline because the trace.dat fast path calls it once per event.
+ */
+#define RING_MISSING_EVENTS (1ULL << 31)
+#define RING_MISSING_STORED (1ULL << 30)
+#define RING_COMMIT_MASK    ((1ULL << 27) - 1)
+/* An absolute TIME_STAMP lacks the top 5 bits: kbuffer takes them from the running time. */
+#define RING_TS_MSB (0xf8ULL << 56)
+
+enum { RING_PADDING = 29, RING_TIME_EXTEND = 30, RING_TIME_STAMP = 31 };
+
+struct ring_cur {
+	const unsigned char *data; /* first record (page + header) */
+	uint32_t size;		   /* bytes of records (the commit) */
+	uint32_t off;		   /* next record, from data */
+	uint64_t ts;		   /* time of the record last read */
+	/*
+	 * The page's loss flag as kbuffer reports it: 0, the stored count,
+	 * or -1 (flagged, no room for a count).
+	 */
+	long long missed;
+	bool flagged; /* the page flagged a loss (ring_count's view) */
+};
+
+/* One data record. missed: as libtracecmd's record->missed_events. */
+struct ring_rec {
+	const void *data;
+	uint32_t size;
+	uint64_t ts;
+	long long missed;
+};
+
+/*
+ * Starts a cursor on a page of len bytes. Returns 0, or -1 when the header
+ * is malformed (commit larger than the page, bad long size).
+ */
+int ring_open(struct ring_cur *c, const void *page, size_t len, int long_size);
+
+static inline uint32_t ring_u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/*
+ * The next data record, the whole way (ring_next()'s slow path, every record
+ * kind). Returns 1 (r filled), 0 at the end of the page, or -1 when a record
+ * runs past the commit (corrupt page). Like kbuffer: a padding record's
+ * delta counts, TIME_EXTEND adds, TIME_STAMP sets, and only a data record
+ * that starts the page carries the page's loss count.
+ */
+int ring_next_slow(struct ring_cur *c, struct ring_rec *r);
+
+/* Always inline: gcc left ring_next() out of line in tracedat-fast.c, a call per record. */
+#define RING_INLINE static inline __attribute__((always_inline))
+
+/*
+ * The next data record, as ring_next_slow(). Inline for the common case (a
+ * small data record that fits: one load, one compare, a few adds), as the
+ * page sources call it once per event; everything else goes the whole way.
+ */
+RING_INLINE int ring_next(struct ring_cur *c, struct ring_rec *r)
+{
+	uint32_t room = c->size - c->off;
+
+	if (c->off < c->size && room >= 4) {
+		const unsigned char *p = c->data + c->off;
+		uint32_t h = ring_u32(p), tl = h & 31;
+
+		if (tl && tl <= 28 && 4 + tl * 4 <= room) {
+			c->ts += h >> 5;
+			*r = (struct ring_rec){p + 4, tl * 4, c->ts, c->off ? 0 : c->missed};
+			c->off += 4 + tl * 4;
+			return 1;
+		}
+	}
+	return ring_next_slow(c, r);
+}
+
+#endif

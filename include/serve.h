@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * serve/: `kvm-exitstat serve`, a Prometheus exporter. The live pipeline of
+ * top (collector -> decode -> pair -> stats) without a terminal: at each
+ * interval the new samples are added to monotonic per-VM counters and
+ * fixed-bound histograms, rendered once, and handed to an HTTP server
+ * (libmicrohttpd, its own thread) and/or written to a node_exporter
+ * textfile. The metrics are in kvm-exitstat-serve(1).
+ */
+#ifndef KES_SERVE_H
+#define KES_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "exit-types.h"
+
+struct bucket_map;
+
+struct serve_opts {
+	const int32_t *pids; /* trace these processes (and their threads); NULL: all */
+	size_t npids;
+	const char *listen;   /* "127.0.0.1:9477", "[::1]:9477"; NULL: no HTTP */
+	const char *textfile; /* directory for kvm_exitstat.prom, or NULL */
+	double interval;      /* seconds between folds (and textfile writes) */
+	double keep_gone;     /* seconds a gone VM's series stay (>= 300 by default) */
+	size_t max_rows;      /* label sets (pid, vm, source, reason[, vcpu]) at most */
+	bool per_vcpu;
+	unsigned buffer_kb;
+	struct bucket_map *buckets;
+	const char *buckets_name;
+	const struct exit_types *types;
+	const char *version; /* for kvm_exitstat_build_info */
+};
+
+/* Runs until SIGINT/SIGTERM/SIGHUP. Prints its own errors; returns the exit status. */
+int serve_run(const struct serve_opts *o);
+
+#endif

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvm-exitstat serve: options -> serve_run(). The traced set is top's (-p,
+ * -g, -a); where the metrics go is --listen and/or --textfile.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "alloc.h"
+#include "bucket-map.h"
+#include "cli-local.h"
+#include "err.h"
+#include "serve.h"
+
+#define DEFAULT_LISTEN "127.0.0.1:9477"
+
+struct serve_args {
+	struct serve_opts o;
+	int32_t *pids;
+	size_t npids;
+	const char *guest;
+	bool all, interval_set;
+	const char *types[16];
+	size_t ntypes;
+};
+
+enum {
+	O_LISTEN = 1,
+	O_TEXTFILE,
+	O_INTERVAL,
+	O_PID,
+	O_GUEST,
+	O_ALL,
+	O_PER_VCPU,
+	O_BUCKETS,
+	O_KEEP,
+	O_MAX_ROWS,
+	O_BUFFER,
+	O_TYPES,
+};
+
+static const struct cli_opt opts[] = {
+    CLI_OPT("listen", 'l', "ADDR", O_LISTEN,
+	    "serve HTTP on ADDR (default " DEFAULT_LISTEN " unless --textfile);\n"
+	    "IPv4:PORT, [IPv6]:PORT or :PORT (every IPv4 address)"),
+    CLI_OPT("textfile", 'T', "DIR", O_TEXTFILE,
+	    "write DIR/kvm_exitstat.prom (atomically) each interval"),
+    CLI_OPT("interval", 'i', "SECS", O_INTERVAL,
+	    "fold and render every SECS, 0.1 to 3600 (default 1;\n"
+	    "15 with --textfile and no --listen)"),
+    CLI_OPT("pid", 'p', "PID[,PID]", O_PID,
+	    "only these processes (VMMs) and all their threads; repeatable"),
+    CLI_OPT("guest", 'g', "NAME", O_GUEST,
+	    "only the VMs named NAME (QEMU -name, else the process name)"),
+    CLI_OPT("all", 'a', NULL, O_ALL, "every VM on the host (the default)"),
+    CLI_OPT("per-vcpu", 0, NULL, O_PER_VCPU,
+	    "a vcpu label on every row (vcpu id, or tid:N without one)"),
+    CLI_OPT("buckets", 0, "MAP", O_BUCKETS, "rows are timing buckets (ppc, native or a map file)"),
+    CLI_OPT("keep-gone", 0, "SECS", O_KEEP, "keep a gone VM's series this long (default 300)"),
+    CLI_OPT("max-rows", 0, "N", O_MAX_ROWS,
+	    "at most N label sets, the rest in one overflow row\n(default 4096, 1 to 1000000)"),
+    CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
+    CLI_OPT("exit-types", 0, "FILE", O_TYPES,
+	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
+    {.lng = NULL},
+};
+
+static int parse_secs(const char *s, double lo, double hi, double *out, const char *what)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	if (end == s || *end || !(*out >= lo && *out <= hi))
+		return err("bad %s '%s': want seconds, %g to %g", what, s, lo, hi);
+	return 0;
+}
+
+static int parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out,
+		       const char *what)
+{
+	char *end;
+
+	*out = strtoul(s, &end, 10);
+	if (end == s || *end || *s == '-' || *out < lo || *out > hi)
+		return err("bad %s '%s': want %lu to %lu", what, s, lo, hi);
+	return 0;
+}
+
+static void init(void *arg)
+{
+	struct serve_args *a = arg;
+
+	*a = (struct serve_args){
+	    .o = {.interval = 1.0, .keep_gone = 300, .max_rows = 4096, .version = KES_VERSION}};
+}
+
+static int parse(void *arg, int id, const char *val, int value)
+{
+	struct serve_args *a = arg;
+	unsigned long v;
+
+	switch (id) {
+	case O_LISTEN:
+		a->o.listen = val;
+		return 0;
+	case O_TEXTFILE:
+		a->o.textfile = val;
+		return 0;
+	case O_INTERVAL:
+		a->interval_set = true;
+		return parse_secs(val, 0.1, 3600, &a->o.interval, "interval");
+	case O_PID:
+		return cli_add_pids(&a->pids, &a->npids, val);
+	case O_GUEST:
+		a->guest = val;
+		return 0;
+	case O_ALL:
+		a->all = true;
+		return 0;
+	case O_PER_VCPU:
+		a->o.per_vcpu = true;
+		return 0;
+	case O_BUCKETS:
+		a->o.buckets_name = val;
+		return 0;
+	case O_KEEP:
+		return parse_secs(val, 1, 86400, &a->o.keep_gone, "--keep-gone");
+	case O_MAX_ROWS:
+		if (parse_ulong(val, 1, 1000000, &v, "--max-rows") < 0)
+			return -1;
+		a->o.max_rows = v;
+		return 0;
+	case O_BUFFER:
+		if (parse_ulong(val, 4, 4 * 1024 * 1024, &v, "buffer size (KB per CPU)") < 0)
+			return -1;
+		a->o.buffer_kb = (unsigned)v;
+		return 0;
+	case O_TYPES:
+		return cli_add_types_file(a->types, &a->ntypes, ARRAY_SIZE(a->types), val);
+	}
+	return -1;
+}
+
+static int operands(void *arg, int argc, char **argv)
+{
+	struct serve_args *a = arg;
+
+	if (argc > 0)
+		return err("unexpected argument '%s' (see 'serve --help')", argv[0]);
+	if (a->all && (a->npids || a->guest))
+		return err("give -a or -p/-g, not both");
+	if (!a->o.listen && !a->o.textfile)
+		a->o.listen = DEFAULT_LISTEN;
+	if (!a->interval_set && !a->o.listen)
+		a->o.interval = 15;
+	return 0;
+}
+
+static int run(void *arg)
+{
+	struct serve_args *a = arg;
+	struct exit_types types = {0};
+	int ret = 1;
+
+	if (cli_load_exit_types(&types, a->types, a->ntypes) < 0)
+		goto out;
+	if (a->o.buckets_name &&
+	    cli_load_buckets(a->o.buckets_name, &types, &a->o.buckets, &a->o.buckets_name) < 0)
+		goto out;
+	if (a->guest && cli_add_guest(&a->pids, &a->npids, a->guest) < 0)
+		goto out;
+	a->o.pids = a->npids ? a->pids : NULL;
+	a->o.npids = a->npids;
+	a->o.types = &types;
+	ret = serve_run(&a->o);
+out:
+	exit_types_free(&types);
+	return ret;
+}
+
+static void done(void *arg)
+{
+	struct serve_args *a = arg;
+
+	bucket_map_free(a->o.buckets);
+	free(a->pids);
+}
+
+const struct cli_cmd cli_cmd_serve = {
+    .name = "serve",
+    .usage = "[--listen ADDR] [--textfile DIR] [options]",
+    .summary = "Prometheus exporter: exits and handling times per VM, over HTTP or a textfile",
+    .about = "A Prometheus exporter: exits, handling-time and time-in-guest histograms per VM\n"
+	     "(VMM process) and exit reason, on GET /metrics (Prometheus text or OpenMetrics)\n"
+	     "and/or in DIR/kvm_exitstat.prom for node_exporter's textfile collector. Needs\n"
+	     "root; traces in a private tracefs instance. Metrics: kvm-exitstat-serve(1).",
+    .opts = opts,
+    .size = sizeof(struct serve_args),
+    .init = init,
+    .parse = parse,
+    .operands = operands,
+    .run = run,
+    .done = done,
+    .needs = CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM,
+};

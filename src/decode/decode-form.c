@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Matching the printed forms of events: the patterns themselves are
+ * exit_types data (`form` lines: the event's TP_printk with `%{field:conv}`
+ * where a field's value is printed, `sym` for the names of symbolic values,
+ * `alias` for other printers' reason names), so nothing per ISA lives in
+ * code. The decoder then works with field names, exactly as the binary
+ * decoder does with the exit_types tables.
+ *
+ * conv: u/d decimal, x hex (a "0x" is accepted), s a symbol: a name from the
+ * kernel's __print_symbolic() (or the "0x%lx" it prints for an unknown value),
+ * resolved to a number through the form's syms when it has them; w a symbol
+ * of one word (it ends at a blank or ','): the last capture of a form for
+ * lines an author trimmed ("reason HLT", "reason DR_ACCESS info1 ..."),
+ * whatever follows it is not read.
+ *
+ * A capture runs to the next literal of the pattern (the last one to the end
+ * of the payload, numbers then taking their leading digits). One blank in a
+ * pattern matches any run of blanks. Forms are tried in order; the first that
+ * matches the start of the payload wins.
+ */
+#include <string.h>
+#include "decode-local.h"
+
+/* ---- fixups: what a pattern cannot say ---- */
+
+static struct text_field *field_find(const struct text_fields *f, const char *name, size_t len)
+{
+	for (int i = 0; i < f->n; i++)
+		if (f->v[i].name_len == len && memcmp(f->v[i].name, name, len) == 0)
+			return (struct text_field *)&f->v[i];
+	return NULL;
+}
+
+static struct text_field *field_mut(struct text_fields *f, const char *name, size_t len)
+{
+	struct text_field *x = field_find(f, name, len);
+
+	if (x || f->n == TEXT_MAX_FIELDS)
+		return x;
+	f->v[f->n] = (struct text_field){.name = name, .name_len = len};
+	return &f->v[f->n++];
+}
+
+const struct text_field *text_field_get(const struct text_fields *f, const char *name)
+{
+	return name ? field_find(f, name, strlen(name)) : NULL;
+}
+
+/*
+ * kvm_userspace_exit: "reason %s (%d)" prints, when errno < 0, "restart"
+ * (-EINTR) or "error" and -errno; else the KVM_EXIT_* name and the reason.
+ */
+static void fix_userspace(const char *payload, struct text_fields *f)
+{
+	struct text_field *r = field_mut(f, "reason", 6), *e = field_mut(f, "errno", 5);
+
+	if (!r || !e || !e->has_num)
+		return;
+	if (r->text && ((r->text_len == 7 && memcmp(r->text, "restart", 7) == 0) ||
+			(r->text_len == 5 && memcmp(r->text, "error", 5) == 0))) {
+		e->num = 0 - e->num;
+		*r = (struct text_field){.name = r->name, .name_len = r->name_len, .has_num = true};
+		return;
+	}
+	/* errno >= 0: the number is the reason ("reason 0x63 (99)" too) */
+	r->has_num = true;
+	r->num = e->num;
+	e->num = 0;
+}
+
+/* kvm_emulate_insn: the kernel appends " failed", trace-cmd's plugin " FAIL". */
+static void fix_emulate(const char *payload, struct text_fields *f)
+{
+	size_t n = strlen(payload);
+	struct text_field *x = field_mut(f, "failed", 6);
+
+	while (n && (payload[n - 1] == ' ' || payload[n - 1] == '\t'))
+		n--;
+	if (!x)
+		return;
+	x->has_num = true;
+	x->num = (n >= 7 && memcmp(payload + n - 7, " failed", 7) == 0) ||
+		 (n >= 5 && memcmp(payload + n - 5, " FAIL", 5) == 0);
+}
+
+/* ---- the forms: exit_types data ---- */
+
+static const struct {
+	const char *name;
+	void (*fn)(const char *payload, struct text_fields *f);
+} fixups[] = {
+    {"userspace-errno", fix_userspace},
+    {"emulate-failed", fix_emulate},
+};
+
+size_t text_forms_find(const struct exit_types *types, const char *system, const char *event,
+		       struct text_form *out, size_t max)
+{
+	const struct exit_form *f[TEXT_MAX_FORMS];
+	const struct exit_table *t[TEXT_MAX_FORMS];
+	size_t n = exit_types_forms(types, system, event, f, t,
+				    max < TEXT_MAX_FORMS ? max : TEXT_MAX_FORMS);
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct text_form){f[i], t[i]};
+	return n;
+}
+
+/* ---- matching ---- */
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * A number of conv 'u', 'd' or 'x' at s[0, len): 0 and *v, or -1. With
+ * prefix, trailing text after the digits is allowed. Overflow: -1.
+ */
+static int parse_num(const char *s, size_t len, char conv, bool prefix, uint64_t *v)
+{
+	size_t i = 0, start;
+	bool neg = false;
+	unsigned base = conv == 'x' ? 16 : 10;
+
+	*v = 0;
+	if (conv == 'd' && i < len && s[i] == '-') {
+		neg = true;
+		i++;
+	}
+	if (i + 1 < len && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+		base = 16;
+		i += 2;
+	}
+	for (start = i; i < len; i++) {
+		int d = hexval(s[i]);
+		if (d < 0 || (unsigned)d >= base)
+			break;
+		if (*v > (UINT64_MAX - (unsigned)d) / base)
+			return -1;
+		*v = *v * base + (unsigned)d;
+	}
+	if (i == start || (!prefix && i != len))
+		return -1;
+	if (neg)
+		*v = 0 - *v;
+	return 0;
+}
+
+/*
+ * A symbol's number: from the form's syms, the kernel's "0x%lx" for a value
+ * it has no name for, or the kvm plugin's "UNKNOWN (%llu)". The latter two
+ * are no names: the text is dropped. A number printed beside the symbol
+ * (s390: "icptcode %d (%s)") was captured first and stays.
+ */
+static void symbol_value(const struct text_form *form, struct text_field *x)
+{
+	uint64_t v;
+	bool is_num = false;
+
+	for (size_t i = 0; i < form->t->nsyms; i++) {
+		const struct exit_sym *s = &form->t->syms[i];
+
+		if (strlen(s->field) == x->name_len &&
+		    memcmp(s->field, x->name, x->name_len) == 0 && strlen(s->name) == x->text_len &&
+		    memcmp(s->name, x->text, x->text_len) == 0) {
+			if (!x->has_num)
+				x->num = s->value;
+			x->has_num = true;
+			return;
+		}
+	}
+	if (x->text_len > 2 && x->text[0] == '0' && x->text[1] == 'x')
+		is_num = parse_num(x->text, x->text_len, 'x', false, &v) == 0;
+	else if (x->text_len > 10 && memcmp(x->text, "UNKNOWN (", 9) == 0 &&
+		 x->text[x->text_len - 1] == ')')
+		is_num = parse_num(x->text + 9, x->text_len - 10, 'u', false, &v) == 0;
+	if (!is_num)
+		return;
+	if (!x->has_num)
+		x->num = v;
+	x->has_num = true;
+	x->text = NULL;
+	x->text_len = 0;
+}
+
+/* The pattern literal at p: up to the next capture or the end. */
+static size_t literal_len(const char *p)
+{
+	const char *c = strstr(p, "%{");
+
+	return c ? (size_t)(c - p) : strlen(p);
+}
+
+/* Does lit[0, n) start s (a blank in lit matches a run of blanks)? Its length in s, or -1. */
+static long literal_at(const char *s, const char *lit, size_t n)
+{
+	const char *a = s;
+
+	for (size_t i = 0; i < n; i++) {
+		if (is_blank(lit[i])) {
+			if (!is_blank(*a))
+				return -1;
+			while (is_blank(*a))
+				a++;
+		} else if (*a == lit[i]) {
+			a++;
+		} else {
+			return -1;
+		}
+	}
+	return a - s;
+}
+
+/* Where literal lit[0, n) next occurs in s, and its length there. */
+static const char *find_literal(const char *s, const char *lit, size_t n, size_t *matched)
+{
+	for (; *s; s++) {
+		long m = literal_at(s, lit, n);
+		if (m >= 0) {
+			*matched = (size_t)m;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+static int capture(const struct text_form *form, const char *name, size_t name_len, char conv,
+		   const char *s, size_t len, bool last, struct text_fields *f)
+{
+	struct text_field *x = field_mut(f, name, name_len);
+	uint64_t v;
+
+	while (len && is_blank(s[len - 1]))
+		len--;
+	if (!x || !len)
+		return -1;
+	if (conv == 's' || conv == 'w') {
+		x->text = s;
+		x->text_len = len;
+		x->word = conv == 'w';
+		symbol_value(form, x);
+		return 0;
+	}
+	if (parse_num(s, len, conv, last, &v) < 0)
+		return -1;
+	x->has_num = true;
+	x->num = v;
+	return 0;
+}
+
+int text_form_match(const struct text_form *form, const char *payload, struct text_fields *f)
+{
+	const char *p = form->f->pattern, *s = payload;
+
+	/* every form is a kernel TP_printk: its symbols are the kernel's own names */
+	*f = (struct text_fields){.kernel_symbols = true, .aliases = form->f->aliases};
+	while (*p) {
+		if (p[0] != '%' || p[1] != '{') {
+			size_t n = literal_len(p);
+			long m = literal_at(s, p, n);
+			if (m < 0)
+				return -1;
+			s += m;
+			p += n;
+			continue;
+		}
+		/* %{name:c} */
+		const char *name = p + 2, *colon = strchr(name, ':');
+		if (!colon || colon[1] == '\0' || colon[2] != '}')
+			return -1; /* a bad pattern: a bug here, not in the input */
+		char conv = colon[1];
+		p = colon + 3;
+		size_t n = literal_len(p), m = 0;
+		const char *end = n ? find_literal(s, p, n, &m) : s + strlen(s);
+		if (conv == 'w' && !n)
+			end = s + strcspn(s, " \t,");
+		if (!end || capture(form, name, (size_t)(colon - name), conv, s, (size_t)(end - s),
+				    n == 0, f) < 0)
+			return -1;
+		s = end;
+	}
+	for (size_t i = 0; form->f->fixup && i < sizeof(fixups) / sizeof(fixups[0]); i++)
+		if (!strcmp(fixups[i].name, form->f->fixup))
+			fixups[i].fn(payload, f);
+	return 0;
+}
+
+/* A word boundary before s (start, blank or punctuation). */
+static bool word_start(const char *payload, const char *s)
+{
+	return s == payload || !(((s[-1] | 0x20) >= 'a' && (s[-1] | 0x20) <= 'z') ||
+				 (s[-1] >= '0' && s[-1] <= '9') || s[-1] == '_');
+}
+
+/*
+ * "name=value" pairs, as libtraceevent prints an event whose print fmt it
+ * could not parse ("[FAILED TO PARSE] exit_reason=30 isa=1 ..."), and as many
+ * TP_printk()s look. Values are decimal, or hex with 0x.
+ */
+void text_fields_generic(const char *payload, const char *const *names, size_t n,
+			 struct text_fields *f)
+{
+	*f = (struct text_fields){0};
+	for (size_t i = 0; i < n; i++) {
+		size_t len = names[i] ? strlen(names[i]) : 0;
+		if (!len || field_find(f, names[i], len))
+			continue;
+		for (const char *s = strstr(payload, names[i]); s; s = strstr(s + 1, names[i])) {
+			const char *v = s + len;
+			uint64_t num;
+			size_t vl = 0;
+			if (!word_start(payload, s) || *v != '=')
+				continue;
+			v++;
+			while (v[vl] && !is_blank(v[vl]) && v[vl] != ',')
+				vl++;
+			if (parse_num(v, vl, 'd', false, &num) < 0)
+				continue;
+			struct text_field *x = field_mut(f, names[i], len);
+			if (x) {
+				x->has_num = true;
+				x->num = num;
+			}
+			break;
+		}
+	}
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private to decode/: exit names from a recording's own __print_symbolic()
+ * tables (symbolic.c); the printed forms of text events (decode-form.c) and
+ * the text side of the decoder (decode-text.c).
+ */
+#ifndef KES_DECODE_LOCAL_H
+#define KES_DECODE_LOCAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "event.h"
+#include "exit-types.h"
+
+struct tep_event;
+
+/*
+ * Fills *out (sorted by key, malloc'ed, names interned) with the names the
+ * event's print fmt gives the table's reason field, or sets it to NULL/0.
+ */
+void symbolic_names(struct tep_event *ev, const struct exit_table *t, struct exit_name **out,
+		    size_t *n);
+
+/* ---- roles: what an event is to the tables (both sides of the decoder) ---- */
+
+#define DECODE_MAX_TABLES 8
+#define DECODE_ROLE_NONE  0xff
+
+/*
+ * An event is the exit (or userspace exit) of the tables that name it so,
+ * else the entry of those that name it so, else a detail event, else
+ * nothing: the first kind wins, tables in set order (kvm_exit: VMX, SVM).
+ */
+struct decode_role {
+	uint8_t role; /* enum kes_kind, or DECODE_ROLE_NONE */
+	const struct exit_table *t[DECODE_MAX_TABLES];
+	size_t nt;
+	const struct exit_detail *detail; /* KES_DETAIL */
+};
+
+/* system NULL: any system (text that does not print it). */
+void decode_role_of(const struct exit_types *types, const char *system, const char *event,
+		    struct decode_role *r);
+
+/* ---- printed forms ---- */
+
+#define TEXT_MAX_FIELDS 8
+
+struct text_field {
+	const char *name; /* not NUL-terminated: it may point into a pattern */
+	size_t name_len;
+	bool has_num;
+	uint64_t num;
+	const char *text; /* the printed symbol, when the form prints one */
+	size_t text_len;
+	bool word; /* read by a trimmed line's form (conv w): only a name a table knows counts */
+};
+
+struct text_fields {
+	struct text_field v[TEXT_MAX_FIELDS];
+	int n;
+	bool kernel_symbols; /* symbol texts are the kernel's own __print_symbolic names */
+	bool aliases;	     /* the reason may be another printer's name (a table's aliases) */
+};
+
+#define TEXT_MAX_FORMS 16 /* printed forms of one event, over every table */
+
+/* A printed form (exit_types data) and the table it came from: its syms and aliases. */
+struct text_form {
+	const struct exit_form *f;
+	const struct exit_table *t;
+};
+
+/* The printed forms known for an event (system NULL: not printed), at most max; how many. */
+size_t text_forms_find(const struct exit_types *types, const char *system, const char *event,
+		       struct text_form *out, size_t max);
+/* Fills f from payload when it has this form: 0, or -1. */
+int text_form_match(const struct text_form *form, const char *payload, struct text_fields *f);
+/* Last resort for events without a known form: "field=value" / "field value" pairs. */
+void text_fields_generic(const char *payload, const char *const *names, size_t n,
+			 struct text_fields *f);
+const struct text_field *text_field_get(const struct text_fields *f, const char *name);
+
+/* ---- decode-text.c: the text side of the decoder ---- */
+
+struct text_decoder;
+
+struct text_decoder *text_decoder_new(const struct exit_types *types);
+void text_decoder_free(struct text_decoder *d);
+void text_decoder_set_plugin_names(struct text_decoder *d, bool on);
+int text_decode(struct text_decoder *d, const struct kes_text_rec *l, struct kes_event *ev);
+const char *text_decode_why(const struct text_decoder *d);
+int text_decode_role(struct text_decoder *d, const struct kes_text_rec *l);
+bool text_decode_label(struct text_decoder *d, const struct kes_text_rec *l, const char *w,
+		       size_t len);
+
+#endif

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The feed: lanes of pages -> records (ring_next, inline) -> events
+ * (decode_rec) -> one order -> pair/. See include/feed.h for the promises.
+ *
+ * Each lane keeps its next event (the head). A record no view needs is
+ * skipped where it lies, before any ordering: only events that pair/ will
+ * see, and loss markers, take part in the merge. The merge is a heap of the
+ * lanes by their head's (ts, cpu), touched only when the lane in hand stops
+ * being the earliest: while its next head comes before the heap's top, it
+ * goes on with one compare per event.
+ *
+ * A loss is a marker in the order: whatever was open on any thread may have
+ * lost its entry (pair_lost()). Where it stands: see feed_opts.page_losses.
+ *
+ * A detail event no view reads (pair_reads_details() false, no filter) is
+ * counted where it lies and goes no further: most records of a userspace-exit
+ * trace are kvm_pio/kvm_fpu, and the merge and pair/ would only drop them.
+ * Its one other use is pair/'s check that a thread's time does not go back,
+ * which cannot fire while every lane is in time order (the merge of ordered
+ * lanes is ordered). The first event that goes back on its lane ends the
+ * skipping, so from there every detail is checked as before; and when it goes
+ * back behind its own thread's last skipped detail on that lane, with no
+ * event of that thread after the detail (a CPU's clock jumped back after a
+ * kvm_pio), that detail is handed to pair/ just before it, so that pair/
+ * sees the jump as it would have.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "alloc.h"
+#include "err.h"
+#include "feed.h"
+#include "heap.h"
+
+enum { HEAD_NONE, HEAD_EVENT, HEAD_LOSS };
+
+/* A source's time order, for skipping details (see above). */
+struct order {
+	uint64_t last_ts;  /* of its last event */
+	uint64_t skip_ts;  /* its last skipped detail's time and thread */
+	int32_t skip_tid;
+	bool replay;	   /* the next event went back behind that detail: pair/ gets it first */
+};
+
+struct lane {
+	struct ring_lane *src;
+	struct ring_cur cur;
+	bool open;    /* cur walks a page */
+	uint64_t pos; /* the file offset of that page, for errors */
+	/* the record whose loss marker is the head: its event comes next */
+	struct ring_rec pend;
+	bool has_pend;
+	int head;
+	struct kes_event ev; /* the head, when HEAD_EVENT; ev.ts also for HEAD_LOSS */
+	uint64_t records, missed;
+	bool missed_unknown;
+	struct order ord;
+};
+
+struct feed {
+	struct feed_opts o;
+	struct lane *lanes;
+	size_t n, cap;
+	struct lane **heap;
+	size_t nheap;
+	struct feed_counts c;
+	/* feed_record()'s stream: its records and losses, added to the lanes' in feed_counts() */
+	uint64_t records, missed;
+	bool missed_unknown;
+	struct order ord;   /* of feed_record()'s stream */
+	bool skip_details;  /* see the top of this file */
+	bool ordered;	    /* no source has gone back in time yet */
+};
+
+struct feed *feed_new(const struct feed_opts *o)
+{
+	struct feed *f = xcalloc(1, sizeof(*f));
+
+	f->o = *o;
+	f->c.ts_first = UINT64_MAX;
+	f->ordered = true;
+	return f;
+}
+
+int feed_add_lane(struct feed *f, struct ring_lane *src)
+{
+	if (f->n == FEED_MAX_LANES)
+		return -1;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 8;
+		f->lanes = xrealloc(f->lanes, f->cap * sizeof(*f->lanes));
+		f->heap = xrealloc(f->heap, f->cap * sizeof(*f->heap));
+	}
+	f->lanes[f->n++] = (struct lane){.src = src};
+	return 0;
+}
+
+void feed_free(struct feed *f)
+{
+	if (!f)
+		return;
+	free(f->lanes);
+	free(f->heap);
+	free(f);
+}
+
+static int corrupt(const struct lane *l, char *e, size_t n)
+{
+	return err_buf(e, n, "corrupt ring-buffer page at file offset %llu (cpu %d)",
+		       (unsigned long long)l->pos, l->src->cpu);
+}
+
+static void count_loss(uint64_t *sum, bool *unknown, long long missed)
+{
+	if (missed > 0)
+		*sum += (uint64_t)missed;
+	else
+		*unknown = true;
+}
+
+/* A loss marker at ts is the head. */
+static int loss_head(struct lane *l, uint64_t ts)
+{
+	l->head = HEAD_LOSS;
+	l->ev.ts = ts;
+	return 1;
+}
+
+/* Opens the lane's next page: 1, 0 (none), -1. With page_losses, a flagged page is a loss head. */
+static int next_page(struct feed *f, struct lane *l, char *e, size_t n)
+{
+	const void *page;
+	size_t len;
+	int rc = l->src->next(l->src, &page, &len, &l->pos, e, n);
+
+	if (rc <= 0)
+		return rc;
+	if (ring_open(&l->cur, page, len, l->src->long_size) < 0)
+		return corrupt(l, e, n);
+	l->open = true;
+	if (f->o.page_losses && l->cur.flagged) {
+		count_loss(&l->missed, &l->missed_unknown, l->cur.missed);
+		return loss_head(l, l->cur.ts);
+	}
+	return 0;
+}
+
+/* The span of the kept events, in ns when a unit is set. */
+static inline __attribute__((always_inline)) void span(struct feed *f, uint64_t ts)
+{
+	if (ts < f->c.ts_first)
+		f->c.ts_first = ts;
+	if (ts > f->c.ts_last)
+		f->c.ts_last = ts;
+}
+
+/* Skip details no one reads? Asked where a run starts: a view may set its namer late. */
+static void skip_decide(struct feed *f)
+{
+	f->skip_details = f->ordered && !f->o.keep && !pair_reads_details(f->o.p);
+}
+
+static __attribute__((noinline)) void went_back(struct feed *f, struct order *o,
+						const struct kes_event *ev)
+{
+	f->ordered = f->skip_details = false;
+	if (ev->tid == o->skip_tid && ev->ts < o->skip_ts)
+		o->replay = true;
+}
+
+/*
+ * An event no one reads further (see the top of this file): counted, its
+ * time in the span, and true. o: its source's order.
+ */
+static inline __attribute__((always_inline)) bool skipped(struct feed *f, struct order *o,
+							  const struct kes_event *ev)
+{
+	if (ev->ts < o->last_ts)
+		went_back(f, o, ev);
+	o->last_ts = ev->ts;
+	if (ev->kind != KES_DETAIL || !f->skip_details) {
+		if (ev->tid == o->skip_tid && !o->replay)
+			o->skip_tid = 0; /* pair/ sees this one, later than the detail: no replay */
+		return false;
+	}
+	o->skip_ts = ev->ts;
+	o->skip_tid = ev->tid;
+	f->c.kvm++;
+	span(f, f->o.ts_unit ? text_ts_unit_ns(f->o.ts_unit, ev->ts) : ev->ts);
+	return true;
+}
+
+/* A record: its event the head (1), or none (0). */
+static inline __attribute__((always_inline)) int take(struct feed *f, struct lane *l,
+							const struct ring_rec *r)
+{
+	if (!decode_rec(f->o.d, r->data, (int)r->size, r->ts, l->src->cpu, &l->ev) ||
+	    skipped(f, &l->ord, &l->ev))
+		return 0;
+	l->head = HEAD_EVENT;
+	return 1;
+}
+
+/*
+ * Moves the lane to its next head: 1, 0 when it has none (now), -1 on a
+ * corrupt page. The loop is the hot path: a record costs the walk, a type
+ * check in the decoder and, when it is an event, a few loads.
+ */
+static int advance(struct feed *f, struct lane *l, char *e, size_t n)
+{
+	struct ring_rec r;
+	int rc;
+
+	l->head = HEAD_NONE;
+	if (l->has_pend) {
+		l->has_pend = false;
+		if (take(f, l, &l->pend))
+			return 1;
+	}
+	for (;;) {
+		if (!l->open) {
+			rc = next_page(f, l, e, n);
+			if (rc != 0 || !l->open)
+				return rc;
+			continue;
+		}
+		rc = ring_next(&l->cur, &r);
+		if (rc < 0)
+			return corrupt(l, e, n);
+		if (rc == 0) {
+			l->open = false;
+			continue;
+		}
+		l->records++;
+		if (r.missed && !f->o.page_losses) {
+			count_loss(&l->missed, &l->missed_unknown, r.missed);
+			l->pend = r;
+			l->has_pend = true;
+			return loss_head(l, r.ts);
+		}
+		if (take(f, l, &r))
+			return 1;
+	}
+}
+
+/* Earlier timestamp first; on a tie the lower CPU, as libtracecmd's linear scan picks it. */
+static bool before(const struct lane *a, const struct lane *b)
+{
+	return a->ev.ts < b->ev.ts || (a->ev.ts == b->ev.ts && a->src->cpu < b->src->cpu);
+}
+
+HEAP_DEFINE_SIFT_DOWN(sift_down, struct lane, before)
+
+/* A loss marker in the one order: whatever was open on any thread may have lost its entry. */
+static void lose(struct feed *f)
+{
+	f->c.gaps++;
+	pair_lost(f->o.p);
+}
+
+/* An event in the one order: the unit, the filter, the counts and pair/. */
+static inline __attribute__((always_inline)) void take_event(struct feed *f,
+							     struct kes_event *ev)
+{
+	bool exit = ev->kind == KES_EXIT || ev->kind == KES_UEXIT;
+
+	if (f->o.ts_unit)
+		ev->ts = text_ts_unit_ns(f->o.ts_unit, ev->ts);
+	if (f->o.keep && !f->o.keep(f->o.keep_arg, ev)) {
+		f->c.exits += exit; /* kept ones: in the exit branch below, not an add per event */
+		return;
+	}
+	f->c.kvm++;
+	span(f, ev->ts);
+	if (exit) {
+		struct stats_timeline *tl = f->o.timeline[ev->kind == KES_UEXIT];
+
+		f->c.exits++;
+		if (tl)
+			stats_timeline_add(tl, ev->reason, ev->ts);
+		if (ev->kind == KES_EXIT && !f->c.isa)
+			f->c.isa = ev->isa;
+	}
+	pair_event(f->o.p, ev);
+}
+
+/* The skipped detail an event went back behind, to pair/ just before it (see the top). */
+static __attribute__((noinline)) void replay(struct feed *f, struct order *o, int cpu)
+{
+	struct kes_event d = {.ts = o->skip_ts,
+			      .cpu = cpu,
+			      .tid = o->skip_tid,
+			      .vcpu = -1,
+			      .kind = KES_DETAIL};
+
+	o->replay = false;
+	o->skip_tid = 0;
+	if (f->o.ts_unit)
+		d.ts = text_ts_unit_ns(f->o.ts_unit, d.ts);
+	pair_event(f->o.p, &d);
+}
+
+/* The lane's head, in the one order. */
+static void consume(struct feed *f, struct lane *l)
+{
+	if (l->head == HEAD_LOSS) {
+		lose(f);
+		return;
+	}
+	if (l->ord.replay)
+		replay(f, &l->ord, l->src->cpu);
+	take_event(f, &l->ev);
+}
+
+/* The lane in hand hands out events while they come before the heap's earliest. */
+static int run_lane(struct feed *f, struct lane *l, char *e, size_t n)
+{
+	const struct lane *next = f->nheap ? f->heap[0] : NULL;
+	int rc;
+
+	do {
+		consume(f, l);
+		rc = advance(f, l, e, n);
+	} while (rc > 0 && (!next || before(l, next)));
+	return rc;
+}
+
+int feed_run(struct feed *f, char *e, size_t n)
+{
+	skip_decide(f);
+	f->nheap = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		struct lane *l = &f->lanes[i];
+		int rc = l->head != HEAD_NONE ? 1 : advance(f, l, e, n);
+
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			f->heap[f->nheap++] = l;
+	}
+	for (size_t i = f->nheap; i-- > 0;)
+		sift_down(f->heap, f->nheap, i);
+	while (f->nheap) {
+		struct lane *l = f->heap[0];
+		int rc;
+
+		f->heap[0] = f->heap[--f->nheap];
+		sift_down(f->heap, f->nheap, 0);
+		rc = run_lane(f, l, e, n);
+		if (rc < 0)
+			return -1;
+		if (rc > 0) {
+			/* back in the heap: at the end, then up to its place */
+			size_t i = f->nheap++;
+
+			f->heap[i] = l;
+			while (i && before(f->heap[i], f->heap[(i - 1) / 2])) {
+				struct lane *t = f->heap[i];
+
+				f->heap[i] = f->heap[(i - 1) / 2];
+				f->heap[(i - 1) / 2] = t;
+				i = (i - 1) / 2;
+			}
+		}
+	}
+	return 0;
+}
+
+/* A stream already in order: no lanes, no merge; the same steps per record as a lane's. */
+void feed_record(struct feed *f, const void *data, int size, uint64_t ts, int cpu,
+		 long long missed)
+{
+	struct kes_event ev;
+
+	if (!f->records++)
+		skip_decide(f);
+	if (missed) {
+		/* before its record, as a lane's loss head is */
+		count_loss(&f->missed, &f->missed_unknown, missed);
+		lose(f);
+	}
+	if (!decode_rec(f->o.d, data, size, ts, cpu, &ev) || skipped(f, &f->ord, &ev))
+		return;
+	if (f->ord.replay)
+		replay(f, &f->ord, cpu);
+	take_event(f, &ev);
+}
+
+void feed_event(struct feed *f, const struct kes_event *ev)
+{
+	struct kes_event e = *ev;
+
+	take_event(f, &e);
+}
+
+void feed_lost(struct feed *f)
+{
+	lose(f);
+}
+
+void feed_counts(const struct feed *f, struct feed_counts *c)
+{
+	*c = f->c;
+	c->records = f->records;
+	c->missed = f->missed;
+	c->missed_unknown = f->missed_unknown;
+	for (size_t i = 0; i < f->n; i++) {
+		c->records += f->lanes[i].records;
+		c->missed += f->lanes[i].missed;
+		c->missed_unknown |= f->lanes[i].missed_unknown;
+	}
+}
+
+void feed_lane_counts(const struct feed *f, size_t i, struct feed_lane_counts *c)
+{
+	const struct lane *l = &f->lanes[i];
+
+	*c = (struct feed_lane_counts){l->src->cpu, l->records, l->missed, l->missed_unknown};
+}

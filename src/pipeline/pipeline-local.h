@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Private to src/pipeline: the per-CPU tallies a trace.dat's records are checked with. */
+#ifndef KES_PIPELINE_LOCAL_H
+#define KES_PIPELINE_LOCAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "event.h"
+#include "pipeline.h"
+#include "source.h"
+
+/* What the records of one CPU showed while they were read. */
+struct cpu_tally {
+	uint64_t found;		/* data records */
+	uint64_t page_lost;	/* events the pages said were lost before them (stored counts) */
+	bool page_lost_unknown; /* a page flagged a loss without room for its count */
+};
+
+struct tallies {
+	struct cpu_tally *cpu; /* by CPU id */
+	size_t n;
+};
+
+/* Counts one record of cpu (missed: as source_record_fn's). */
+void tallies_add_slow(struct tallies *t, int cpu, long long missed);
+/* One record of cpu: inline, as it runs once a record; a new CPU or a loss goes the slow way. */
+static inline void tallies_add(struct tallies *t, int cpu, long long missed)
+{
+	if (!missed && cpu >= 0 && (size_t)cpu < t->n)
+		t->cpu[cpu].found++;
+	else
+		tallies_add_slow(t, cpu, missed);
+}
+/* A CPU's records and page losses at once (a feed lane's counts). */
+void tallies_put(struct tallies *t, int cpu, uint64_t records, uint64_t lost, bool lost_unknown);
+void tallies_free(struct tallies *t);
+
+/*
+ * The file's CPUSTAT options against what its pages held: events read but
+ * not in the file count as lost (with a warning), pages that flag losses the
+ * stats do not count make the losses unknown, more events than were read is
+ * a corrupt file. Adds to r->lost / clears r->lost_known. Returns 0, or -1
+ * after err() when the file is to be refused.
+ */
+int tallies_check(const struct tallies *t, const struct tracedat_info *info, const char *path,
+		  struct input_result *r);
+
+/*
+ * A perf.data file open on fd, as `perf script` prints it: an fd of that
+ * text (an unlinked file, read from its start), or -1 with errbuf set (no
+ * perf here: how to convert it; perf failed: its last message).
+ */
+int perfdata_to_text(int fd, const char *path, char *errbuf, size_t errlen);
+
+#endif

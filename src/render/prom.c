@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prometheus text format 0.0.4 and OpenMetrics 1.0.0
+ * (prometheus.io/docs/instrumenting/exposition_formats, the OpenMetrics
+ * spec). The two differ in the family names of TYPE lines (OpenMetrics names
+ * a counter family without _total and an info family without _info), in the
+ * UNIT line, in the info type (a gauge in 0.0.4) and in the closing # EOF.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "prom.h"
+
+void prom_fmt_double(char *buf, size_t len, double v)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+/* HELP text: backslash and newline escaped (OpenMetrics: the quote too). */
+static void put_help(struct prom_w *w, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", w->f);
+		else if (*s == '\n')
+			fputs("\\n", w->f);
+		else if (*s == '"' && w->om)
+			fputs("\\\"", w->f);
+		else
+			fputc(*s, w->f);
+	}
+}
+
+static void put_value(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f), fputc(*s, f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void prom_start(struct prom_w *w, FILE *f, bool openmetrics)
+{
+	*w = (struct prom_w){.f = f, .om = openmetrics};
+}
+
+void prom_family(struct prom_w *w, const char *name, enum prom_type type, const char *unit,
+		 const char *help)
+{
+	static const char *const types[] = {"counter", "gauge", "histogram", "info"};
+	const char *suffix = "";
+
+	w->fam = name;
+	w->type = type;
+	if (!w->om && type == PROM_COUNTER)
+		suffix = "_total";
+	if (!w->om && type == PROM_INFO)
+		suffix = "_info";
+	fprintf(w->f, "# HELP %s%s ", name, suffix);
+	put_help(w, help);
+	fprintf(w->f, "\n# TYPE %s%s %s\n", name, suffix,
+		!w->om && type == PROM_INFO ? "gauge" : types[type]);
+	if (w->om && unit)
+		fprintf(w->f, "# UNIT %s %s\n", name, unit);
+}
+
+static void put_labels(struct prom_w *w, const struct prom_label *l, size_t nl, const char *le)
+{
+	if (!nl && !le)
+		return;
+	fputc('{', w->f);
+	for (size_t i = 0; i < nl; i++) {
+		fprintf(w->f, "%s%s=", i ? "," : "", l[i].name);
+		put_value(w->f, l[i].value);
+	}
+	if (le)
+		fprintf(w->f, "%sle=\"%s\"", nl ? "," : "", le);
+	fputc('}', w->f);
+}
+
+void prom_sample(struct prom_w *w, const struct prom_label *l, size_t nl, uint64_t v)
+{
+	fputs(w->fam, w->f);
+	if (w->type == PROM_COUNTER)
+		fputs("_total", w->f);
+	else if (w->type == PROM_INFO)
+		fputs("_info", w->f);
+	put_labels(w, l, nl, NULL);
+	fprintf(w->f, " %llu\n", (unsigned long long)v);
+}
+
+void prom_histogram(struct prom_w *w, const struct prom_label *l, size_t nl, const uint64_t *le_ns,
+		    size_t nle, const uint64_t *counts, uint64_t sum_ns)
+{
+	uint64_t cum = 0;
+	char le[40];
+
+	for (size_t i = 0; i <= nle; i++) {
+		cum += counts[i];
+		if (i < nle)
+			prom_fmt_double(le, sizeof(le), (double)le_ns[i] / 1e9);
+		else
+			snprintf(le, sizeof(le), "+Inf");
+		fprintf(w->f, "%s_bucket", w->fam);
+		put_labels(w, l, nl, le);
+		fprintf(w->f, " %llu\n", (unsigned long long)cum);
+	}
+	prom_fmt_double(le, sizeof(le), (double)sum_ns / 1e9);
+	fprintf(w->f, "%s_sum", w->fam);
+	put_labels(w, l, nl, NULL);
+	fprintf(w->f, " %s\n%s_count", le, w->fam);
+	put_labels(w, l, nl, NULL);
+	fprintf(w->f, " %llu\n", (unsigned long long)cum);
+}
+
+void prom_end(struct prom_w *w)
+{
+	if (w->om)
+		fputs("# EOF\n", w->f);
+}

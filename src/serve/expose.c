@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The exporter's page, from the store: each family's HELP/TYPE, then its
+ * samples, in the store's order (by pid, source, reason, vcpu), so two
+ * scrapes of the same state are byte-identical.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "prom.h"
+#include "serve-local.h"
+
+static const char *const source_name[SERVE_NSRC] = {
+    [SERVE_KVM_EXIT] = "kvm_exit", [SERVE_USERSPACE] = "userspace"};
+
+struct labels {
+	struct prom_label l[5];
+	size_t n;
+	char pid[16], vcpu[24];
+};
+
+static void labels_of(struct labels *b, const struct serve_series *se, bool per_vcpu)
+{
+	const struct serve_key *k = &se->k;
+
+	if (k->pid == -1)
+		snprintf(b->pid, sizeof(b->pid), "unknown");
+	else if (k->pid == -2)
+		snprintf(b->pid, sizeof(b->pid), "other");
+	else
+		snprintf(b->pid, sizeof(b->pid), "%d", (int)k->pid);
+	b->n = 0;
+	b->l[b->n++] = (struct prom_label){"pid", b->pid};
+	b->l[b->n++] = (struct prom_label){"vm", se->vm};
+	b->l[b->n++] = (struct prom_label){"source", source_name[k->source]};
+	if (!k->guest)
+		b->l[b->n++] = (struct prom_label){"reason", k->reason};
+	if (per_vcpu && k->pid != -2) {
+		if (k->vcpu >= 0)
+			snprintf(b->vcpu, sizeof(b->vcpu), "%d", (int)k->vcpu);
+		else
+			snprintf(b->vcpu, sizeof(b->vcpu), "tid:%d", (int)k->tid);
+		b->l[b->n++] = (struct prom_label){"vcpu", b->vcpu};
+	}
+}
+
+static void counters(struct prom_w *w, const struct serve_meta *m, uint64_t capped, size_t rows)
+{
+	struct prom_label info[] = {{"version", m->version},
+				    {"buckets", m->buckets ? m->buckets : ""},
+				    {"per_vcpu", m->per_vcpu ? "1" : "0"}};
+
+	prom_family(w, "kvm_exitstat_build", PROM_INFO, NULL,
+		    "kvm-exitstat version and how the rows are keyed (bucket map, per vCPU).");
+	prom_sample(w, info, 3, 1);
+	prom_family(w, "kvm_exitstat_events", PROM_COUNTER, NULL,
+		    "Trace events read from the kernel, of every kind.");
+	prom_sample(w, NULL, 0, m->live.events);
+	prom_family(w, "kvm_exitstat_lost_events", PROM_COUNTER, NULL,
+		    "Trace events the kernel dropped (ring buffer full); exits around them are "
+		    "counted, not timed.");
+	prom_sample(w, NULL, 0, m->live.lost);
+	prom_family(w, "kvm_exitstat_capped_exits", PROM_COUNTER, NULL,
+		    "Exits counted in the overflow row (pid=\"other\") because the label-set cap "
+		    "was reached.");
+	prom_sample(w, NULL, 0, capped);
+	if (m->http) {
+		prom_family(w, "kvm_exitstat_scrapes", PROM_COUNTER, NULL,
+			    "GET /metrics answered, by exposition format (counted up to the "
+			    "page before this one).");
+		prom_sample(w, (struct prom_label[]){{"format", "text"}}, 1, m->scrapes_text);
+		prom_sample(w, (struct prom_label[]){{"format", "openmetrics"}}, 1, m->scrapes_om);
+	}
+	prom_family(w, "kvm_exitstat_label_sets", PROM_GAUGE, NULL,
+		    "Label sets exposed (exit reasons and time-in-guest rows of every VM).");
+	prom_sample(w, NULL, 0, rows);
+}
+
+static void exits(struct prom_w *w, const struct serve_series *const *r, size_t n, bool per_vcpu)
+{
+	struct labels b;
+
+	prom_family(w, "kvm_exitstat_exits", PROM_COUNTER, NULL,
+		    "VM exits by VMM process, exit reason and source (kvm_exit: every exit the "
+		    "kernel handles; userspace: KVM_RUN returned to the VMM).");
+	for (size_t i = 0; i < n; i++) {
+		if (r[i]->k.guest)
+			continue;
+		labels_of(&b, r[i], per_vcpu);
+		prom_sample(w, b.l, b.n, r[i]->exits);
+	}
+}
+
+static void hists(struct prom_w *w, const struct serve_series *const *r, size_t n, bool per_vcpu,
+		  bool guest)
+{
+	struct labels b;
+
+	if (guest)
+		prom_family(w, "kvm_exitstat_time_in_guest_seconds", PROM_HISTOGRAM, "seconds",
+			    "Time from entering the guest to its next exit (TIMEINGUEST).");
+	else
+		prom_family(w, "kvm_exitstat_exit_duration_seconds", PROM_HISTOGRAM, "seconds",
+			    "Exit handling time: exit to the next entry (userspace: until the "
+			    "VMM calls KVM_RUN again); exits at a trace edge are not timed.");
+	for (size_t i = 0; i < n; i++) {
+		if (r[i]->k.guest != guest)
+			continue;
+		labels_of(&b, r[i], per_vcpu);
+		prom_histogram(w, b.l, b.n, serve_le_ns, SERVE_NLE, r[i]->bucket, r[i]->sum_ns);
+	}
+}
+
+int serve_expose(struct serve_store *s, const struct serve_meta *m, bool openmetrics, char **buf,
+		 size_t *len)
+{
+	const struct serve_series *const *r;
+	size_t n = serve_store_rows(s, &r);
+	FILE *f = open_memstream(buf, len);
+	struct prom_w w;
+
+	if (!f)
+		return -1;
+	prom_start(&w, f, openmetrics);
+	counters(&w, m, serve_store_capped(s), n);
+	exits(&w, r, n, m->per_vcpu);
+	hists(&w, r, n, m->per_vcpu, false);
+	hists(&w, r, n, m->per_vcpu, true);
+	prom_end(&w);
+	if (fclose(f) != 0) {
+		free(*buf);
+		*buf = NULL;
+		return -1;
+	}
+	return 0;
+}

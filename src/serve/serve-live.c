@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * serve's live pipeline, the one top watches too (watch.h: collector ->
+ * feed -> interval tables) and its VM map (tid -> VMM -> VM name, looked up
+ * once per thread). This is the only serve file that knows where the
+ * events come from.
+ *
+ * Unlike top it keeps no since-start tables: a daemon that runs for months
+ * must not keep a row per thread it ever saw. Every interval is handed over
+ * and emptied; the store keeps the counters.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "alloc.h"
+#include "intern.h"
+#include "live.h"
+#include "pair.h"
+#include "serve-local.h"
+#include "watch.h"
+
+struct serve_live {
+	struct watch *l;
+	struct watch_vms vms;
+	uint64_t events;
+	const char *tig, *unknown;
+};
+
+struct serve_live *serve_live_new(const struct serve_opts *o, char *errbuf, size_t errlen)
+{
+	struct watch_opts lo = {.pids = o->pids,
+				  .npids = o->npids,
+				  .buffer_kb = o->buffer_kb,
+				  .types = o->types,
+				  .buckets = o->buckets};
+	struct serve_live *s = xcalloc(1, sizeof(*s));
+
+	s->l = watch_new(&lo, errbuf, errlen);
+	if (!s->l) {
+		free(s);
+		return NULL;
+	}
+	s->tig = intern(KES_TIMEINGUEST);
+	s->unknown = intern("unknown");
+	/* The traced processes' threads now: a short VM may end before its first lookup. */
+	watch_vms_seed(&s->vms, o->pids, o->npids);
+	return s;
+}
+
+int serve_live_start(struct serve_live *s)
+{
+	return watch_start(s->l);
+}
+
+int serve_live_poll(struct serve_live *s, int timeout_ms)
+{
+	if (watch_poll(s->l, timeout_ms) < 0)
+		return -1;
+	/* New threads are looked up right after the read that first saw them. */
+	for (int i = 0; i < WATCH_NSRC; i++)
+		watch_vms_learn(&s->vms, s->l->cur[i]);
+	return 0;
+}
+
+static void thread_gone(void *arg, int32_t tid)
+{
+	watch_thread_gone(arg, tid);
+}
+
+struct walk {
+	struct serve_live *s;
+	enum serve_source src;
+	void (*fn)(const struct serve_row *r, void *arg);
+	void *arg;
+};
+
+static void one_row(const struct stats_key *k, const struct stats_acc *a, void *arg)
+{
+	struct walk *w = arg;
+	const struct watch_thread *t = watch_vms_thread(&w->s->vms, k->tid);
+	const struct watch_vm *vm = t && t->tgid > 0 ? watch_vms_vm(&w->s->vms, t->tgid) : NULL;
+	struct serve_row r = {.source = w->src,
+			      .pid = vm ? vm->pid : -1,
+			      .vm = vm ? vm->name : w->s->unknown,
+			      .tid = k->tid,
+			      .vcpu = k->vcpu,
+			      .reason = k->name,
+			      .guest = k->name == w->s->tig,
+			      .acc = a};
+
+	w->fn(&r, w->arg);
+}
+
+int serve_live_tick(struct serve_live *s, void (*fn)(const struct serve_row *r, void *arg),
+		    void *arg)
+{
+	static const enum serve_source src[WATCH_NSRC] = {
+	    [WATCH_EXITS] = SERVE_KVM_EXIT, [WATCH_UEXITS] = SERVE_USERSPACE};
+
+	/* Whatever the threads wrote before we look at which are gone. */
+	if (serve_live_poll(s, 0) < 0)
+		return -1;
+	watch_vms_reap(&s->vms, thread_gone, s->l);
+	for (int i = 0; i < WATCH_NSRC; i++) {
+		struct walk w = {s, src[i], fn, arg};
+
+		stats_table_foreach(s->l->cur[i], one_row, &w);
+		stats_table_clear(s->l->cur[i]);
+	}
+	s->events += s->l->events_cur;
+	s->l->events_cur = 0;
+	return 0;
+}
+
+bool serve_live_vm_gone(const struct serve_live *s, int32_t pid)
+{
+	const struct watch_vm *vm = watch_vms_vm(&s->vms, pid);
+
+	return vm && vm->dead;
+}
+
+void serve_live_counts(const struct serve_live *s, struct serve_live_counts *c)
+{
+	uint64_t lost = 0;
+
+	live_lost(s->l->c, &lost);
+	*c = (struct serve_live_counts){.events = s->events, .lost = lost, .gaps = s->l->gaps};
+}
+
+void serve_live_free(struct serve_live *s)
+{
+	if (!s)
+		return;
+	watch_free(s->l);
+	watch_vms_free(&s->vms);
+	free(s);
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * serve_run(): the collector's loop. It waits in the collector (at most
+ * 100 ms at a time, the only place SIGINT/SIGTERM/SIGHUP are delivered, see
+ * live_signals_install); at each interval it folds the new samples into
+ * the store and retires gone VMs (and writes the textfile); when a scrape
+ * has asked for a page, it folds and renders one for it. Rendering and file
+ * writes happen here, never in the HTTP threads, and we never wait for them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "err.h"
+#include "live.h"
+#include "outfile.h"
+#include "serve-local.h"
+
+#define TICK_MS	      100
+#define TEXTFILE_NAME "kvm_exitstat.prom"
+
+struct serve {
+	const struct serve_opts *o;
+	struct serve_live *live;
+	struct serve_store *store;
+	struct serve_http *http;
+	uint64_t answered; /* HTTP requests a page was made for */
+	char path[4096];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int wait_ms(double deadline)
+{
+	double left = (deadline - now_s()) * 1000;
+
+	if (left <= 0)
+		return 0;
+	return left < TICK_MS ? (int)left + 1 : TICK_MS;
+}
+
+static void add_row(const struct serve_row *r, void *arg)
+{
+	serve_store_add(arg, r);
+}
+
+static bool vm_gone(void *arg, int32_t pid)
+{
+	return serve_live_vm_gone(arg, pid);
+}
+
+static int write_textfile(struct serve *s, const char *buf, size_t len)
+{
+	char e[512] = "";
+	struct outfile *of = outfile_open(s->path, OUTFILE_REPLACE, e, sizeof(e));
+	FILE *f = of ? outfile_stdio(of, "w", e, sizeof(e)) : NULL;
+	int ret = 0;
+
+	if (!f) {
+		ret = err("%s", e);
+	} else {
+		size_t n = fwrite(buf, 1, len, f);
+
+		if (fclose(f) != 0 || n != len)
+			ret = err_errno("cannot write '%s'", s->path);
+		else if (outfile_commit(of, e, sizeof(e)) < 0)
+			ret = err("%s", e);
+	}
+	outfile_free(of);
+	return ret;
+}
+
+/* One format of the page, and its gzip when asked. 0 or -1 after err(). */
+static int make_page(struct serve *s, const struct serve_meta *m, bool om, bool gz,
+		     struct serve_page *p)
+{
+	*p = (struct serve_page){0};
+	if (serve_expose(s->store, m, om, &p->buf, &p->len) < 0)
+		return err("cannot render the metrics: out of memory");
+	if (gz && serve_gzip(p->buf, p->len, &p->gz, &p->gzlen) < 0)
+		p->gz = NULL; /* served plain */
+	return 0;
+}
+
+/* Renders the store for the textfile and/or the HTTP server. 0 or -1 after err(). */
+static int render(struct serve *s, bool http, bool file)
+{
+	struct serve_meta m = {.version = s->o->version,
+			       .buckets = s->o->buckets ? s->o->buckets_name : NULL,
+			       .per_vcpu = s->o->per_vcpu};
+	uint64_t answers = s->http ? serve_http_pending(s->http) : 0;
+	bool gz = http && serve_http_wants_gzip(s->http);
+	struct serve_page text, om = {0};
+	int ret = 0;
+
+	serve_live_counts(s->live, &m.live);
+	if (s->http) {
+		m.http = true;
+		serve_http_served(s->http, &m.scrapes_text, &m.scrapes_om);
+	}
+	if (make_page(s, &m, false, gz, &text) < 0)
+		return -1;
+	if (file)
+		ret = write_textfile(s, text.buf, text.len);
+	if (!http) {
+		free(text.buf);
+		free(text.gz);
+		return ret;
+	}
+	if (serve_http_wants_openmetrics(s->http) && make_page(s, &m, true, gz, &om) < 0)
+		om = (struct serve_page){0};
+	serve_http_publish(s->http, answers, &text, &om);
+	s->answered = answers;
+	return ret;
+}
+
+/* The interval's samples into the store; gone VMs retired. */
+static int fold(struct serve *s)
+{
+	if (serve_live_tick(s->live, add_row, s->store) < 0)
+		return err_errno("reading the trace buffers");
+	serve_store_retire(s->store, now_s(), s->o->keep_gone, vm_gone, s->live);
+	return 0;
+}
+
+static int loop(struct serve *s)
+{
+	double next = now_s() + s->o->interval;
+
+	while (!live_stop_requested()) {
+		if (serve_live_poll(s->live, wait_ms(next)) < 0)
+			return err_errno("reading the trace buffers");
+		/* A scrape waits for a page made from what was read until now. */
+		if (s->http && serve_http_pending(s->http) > s->answered &&
+		    (fold(s) < 0 || render(s, true, false) < 0))
+			return -1;
+		if (now_s() < next)
+			continue;
+		if (fold(s) < 0)
+			return -1;
+		/* A textfile that cannot be written is reported at each try, not fatal. */
+		if (s->o->textfile)
+			render(s, false, true);
+		next += s->o->interval;
+		if (next < now_s())
+			next = now_s() + s->o->interval;
+	}
+	/* The last counts, for a textfile that outlives us. */
+	if (s->o->textfile && (fold(s) < 0 || render(s, false, true) < 0))
+		return -1;
+	return 0;
+}
+
+static int setup(struct serve *s)
+{
+	char e[512];
+
+	if (s->o->textfile && snprintf(s->path, sizeof(s->path), "%s/%s", s->o->textfile,
+				       TEXTFILE_NAME) >= (int)sizeof(s->path))
+		return err("textfile directory name too long");
+	if (live_signals_install() < 0)
+		return err_errno("cannot install signal handlers");
+	s->live = serve_live_new(s->o, e, sizeof(e));
+	if (!s->live)
+		return err("%s", e);
+	if (serve_live_start(s->live) < 0)
+		return err_errno("cannot start tracing");
+	s->store = serve_store_new(s->o->max_rows, s->o->per_vcpu);
+	/* After the signal mask is set: the server thread inherits it and never takes them. */
+	if (s->o->listen) {
+		s->http = serve_http_start(s->o->listen, e, sizeof(e));
+		if (!s->http)
+			return err("%s", e);
+		err_info("kvm-exitstat: serving http://%s/metrics (port %u)\n", s->o->listen,
+			 serve_http_port(s->http));
+	}
+	if (s->o->textfile)
+		err_info("kvm-exitstat: writing %s every %g s\n", s->path, s->o->interval);
+	/* A first page at once; a textfile that cannot be written ends us here. */
+	return render(s, s->http != NULL, s->o->textfile != NULL);
+}
+
+int serve_run(const struct serve_opts *o)
+{
+	struct serve s = {.o = o};
+	int ret = setup(&s) < 0 ? -1 : loop(&s);
+
+	/* The server first: its thread reads pages, not the store. Then the instance. */
+	serve_http_stop(s.http);
+	serve_live_free(s.live);
+	serve_store_free(s.store);
+	return ret < 0 ? 1 : 0;
+}

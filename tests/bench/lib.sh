@@ -1,0 +1,102 @@
+# Shared by the benchmark scripts (sourced; POSIX sh). Benchmarks print
+# numbers against a peer measured in the same run; they never pass or fail.
+#
+# Env (set by run.sh): O, KES, EXITGEN, BENCH_DIR (cache and CSV),
+# RUSAGE, WORDSUM, DATCOUNT, CSV (results file).
+O=${O:-build}
+KES=${KES:-./kvm-exitstat}
+EXITGEN=${EXITGEN:-$O/exitgen}
+BENCH_DIR=${BENCH_DIR:-$O/bench}
+RUSAGE=${RUSAGE:-$O/tests/bench/rusage}
+WORDSUM=${WORDSUM:-$O/tests/bench/wordsum}
+DATCOUNT=${DATCOUNT:-$O/tests/tools/datcount}
+CSV=${CSV:-$BENCH_DIR/results.csv}
+
+CSV_COLUMNS=group,case,events,peer,n,wall_s,cpu_s,user_s,sys_s,maxrss_kb,ns_per_event,x_report_cpu,note
+
+bench_need_root() { # NAME
+	if [ "$(id -u)" != 0 ] || [ ! -w /dev/kvm ]; then
+		echo "$1: needs root and /dev/kvm, skipped"
+		return 1
+	fi
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+}
+
+# calc EXPR VAR=VALUE...: awk arithmetic (%.6g); fmt FORMAT EXPR VAR=VALUE...: printf'd.
+awk_vars() { for a in "$@"; do printf ' -v %s' "$a"; done; }
+calc() {
+	e=$1
+	shift
+	# shellcheck disable=SC2046
+	awk $(awk_vars "$@") "BEGIN { print $e }"
+}
+fmt() {
+	f=$1 e=$2
+	shift 2
+	# shellcheck disable=SC2046
+	awk $(awk_vars "$@") "BEGIN { printf \"$f\", $e }"
+}
+less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
+
+# measure N CMD...: runs CMD N times, stdout and stderr to /dev/null. Sets
+#   W  best (lowest) wall s      C  best (lowest) user + sys s
+#   U, S  user and sys of the run with the best C   M  highest peak RSS KiB
+#   RC exit status of the last run
+# Wall and CPU are best-of-N separately: on a shared machine the lowest is
+# the one least disturbed by the neighbours.
+measure() {
+	n=$1
+	shift
+	W= C= U= S= M=0 RC=0
+	i=0
+	while [ $i -lt "$n" ]; do
+		"$RUSAGE" -o "$BENCH_DIR/.ru" -- "$@" >/dev/null 2>&1
+		read -r w u s m RC <"$BENCH_DIR/.ru"
+		c=$(calc "u + s" u="$u" s="$s")
+		{ [ -z "$W" ] || less_than "$w" "$W"; } && W=$w
+		if [ -z "$C" ] || less_than "$c" "$C"; then C=$c U=$u S=$s; fi
+		[ "$m" -gt "$M" ] && M=$m
+		i=$((i + 1))
+	done
+}
+
+# csv_row FIELD...: one line of $CSV (fields must not contain commas).
+csv_row() {
+	line=
+	for x in "$@"; do line=${line:+$line,}$x; done
+	echo "$line" >>"$CSV"
+}
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# recording N: prints the path of a real recording of about N million
+# events, made once with our own `record` of exitgen (2 vCPUs, ~7 events
+# per exit: IO exits at 72000 per vCPU per million) and kept in $BENCH_DIR;
+# its event count (libtracecmd's) is in PATH.events.
+REC_IO_PER_M=${REC_IO_PER_M:-72000}
+recording() {
+	f=$BENCH_DIR/rec-${1}M.dat
+	if [ ! -s "$f" ] || [ ! -s "$f.events" ]; then
+		"$KES" record -q -o "$f.tmp" -- "$EXITGEN" --io $((REC_IO_PER_M * $1)) --vcpus 2 \
+			--quiet >&2 || { rm -f "$f.tmp"; return 1; }
+		"$DATCOUNT" "$f.tmp" | awk '$1 == "total" { print $2 }' >"$f.events"
+		mv "$f.tmp" "$f"
+	fi
+	echo "$f"
+}
+
+# compressed N: the same recording as trace-cmd's v7 with zstd
+# (`trace-cmd convert --file-version 7 --compression zstd`), also cached.
+compressed() {
+	src=$(recording "$1") || return 1
+	f=$BENCH_DIR/z7-${1}M.dat
+	if [ ! -s "$f" ]; then
+		trace-cmd convert -i "$src" -o "$f.tmp" --file-version 7 --compression zstd \
+			>/dev/null 2>&1 || { rm -f "$f.tmp"; return 1; }
+		mv "$f.tmp" "$f"
+	fi
+	echo "$f"
+}
+
+events_of() { cat "$(echo "$1" | sed 's/z7-\([0-9]*M\)\.dat$/rec-\1.dat/').events"; }
+mb_of() { fmt "%.0f" "s / 1e6" s="$(stat -c %s "$1")"; }

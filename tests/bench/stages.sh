@@ -1,0 +1,70 @@
+#!/bin/sh
+# Benchmark group "stages": where report's time goes, per stage, as
+# instruction counts from callgrind (exact and repeatable on a noisy
+# machine, unlike timers) on the 1 M-event recording of the report group:
+# Ir per event for each stage, its share, and that share of the report
+# group's measured CPU per event (REPORT_NS, when run.sh passes it). That
+# estimate assumes every instruction costs the same, which cache misses
+# (the page walk's first touch of each line) make untrue: Ir is the exact
+# figure, est_ns/event the rough one. The libtracecmd probe that report
+# forks (tracedat-probe.c) is not traced; the report group's CPU includes it.
+#
+# Stages are told by the source file (and for the merge, the function)
+# callgrind attributes each instruction to, so inlined code counts where it
+# was written:
+#   page walk   src/ring/ringpage.c, include/ring.h (ring_next),
+#               the lanes (tracedat-fast.c, tracedat-zstd.c), and the
+#               feed's advance/next_page (src/feed/feed.c)
+#   merge       src/feed/feed.c: feed_run, run_lane, sift_down, before (the
+#               heap by runs; consume() is inlined into feed_run, so the
+#               feed's per-event glue counts here)
+#   glue        src/pipeline/ (load.c's filters, libtracecmd's on_record),
+#               the rest of src/feed/
+#   decode      src/decode/, src/types/ (the tables it binds)
+#   pair        src/pair/
+#   stats       src/stats/
+#   open, rest  everything else (libtracecmd's open, libtraceevent's format
+#               parsing, exit_types parsing, rendering, libc, ld.so)
+# Edit the patterns below when files move (the redesign moves them).
+# Env: STAGE_SIZE (million events, default 1), REPORT_NS.
+. tests/bench/lib.sh
+STAGE_SIZE=${STAGE_SIZE:-1}
+bench_need_root "stages bench" || exit 0
+command -v valgrind >/dev/null || { echo "stages bench: needs valgrind (make deps)"; exit 0; }
+f=$(recording "$STAGE_SIZE") || { echo "stages bench: no recording"; exit 0; }
+ev=$(cat "$f.events")
+out=$BENCH_DIR/callgrind.out
+valgrind --tool=callgrind --callgrind-out-file="$out" "$KES" report -i "$f" -f csv \
+	>/dev/null 2>"$BENCH_DIR/callgrind.log" || { echo "stages bench: valgrind failed"; exit 0; }
+
+echo "stages of report (callgrind Ir: instructions, exact, 1 run; ${STAGE_SIZE}M-event recording, $ev events)"
+callgrind_annotate --auto=no --threshold=100 "$out" 2>/dev/null | awk -v ev="$ev" -v ns="${REPORT_NS:-}" \
+	-v csv="$CSV" -v size="${STAGE_SIZE}M" '
+	/Auto-annotated source/ { exit }
+	/PROGRAM TOTALS/ { gsub(",", "", $1); total = $1; next }
+	/^ *[0-9,]+ +\(/ && total {
+		ir = $1; gsub(",", "", ir)
+		loc = $0; sub(/^ *[0-9,]+ +\([^)]*\) +/, "", loc)
+		st = "open, rest"
+		if (loc ~ /src\/feed\/feed\.c:(sift_down|feed_run|run_lane|before)/) st = "merge"
+		else if (loc ~ /src\/(ring\/ringpage\.c|input\/tracedat-(fast|zstd)\.c)|include\/ring\.h|src\/feed\/feed\.c:(advance|next_page)/) st = "page walk"
+		else if (loc ~ /src\/(pipeline|feed)\//) st = "glue"
+		else if (loc ~ /src\/(decode|types)\//) st = "decode"
+		else if (loc ~ /src\/pair\//) st = "pair"
+		else if (loc ~ /src\/stats\//) st = "stats"
+		sum[st] += ir
+	}
+	END {
+		printf "%-11s %12s %9s %7s %12s\n", "stage", "Ir", "Ir/event", "share", "est_ns/event"
+		n = split("page walk,merge,glue,decode,pair,stats,open, rest", order, ",")
+		for (i = 1; i <= n; i++) {
+			s = order[i]
+			if (s == "open") { s = "open, rest"; i++ }
+			est = ns != "" ? sprintf("%.1f", ns * sum[s] / total) : "-"
+			printf "%-11s %12d %9.1f %6.1f%% %12s\n", s, sum[s], sum[s] / ev, 100 * sum[s] / total, est
+			printf "stages,%s,%d,%s,1,,,,,,%s,,Ir %d (%.1f/event %.1f%%)\n", size, ev, \
+				s == "open, rest" ? "open+rest" : s, est == "-" ? "" : est, sum[s], \
+				sum[s] / ev, 100 * sum[s] / total >> csv
+		}
+		printf "%-11s %12d %9.1f %6.1f%% %12s\n", "total", total, total / ev, 100, ns != "" ? ns : "-"
+	}'

@@ -1,0 +1,61 @@
+#!/bin/sh
+# The command line, its help, its man pages and its completion agree
+# (bpftool's test_bpftool_synctypes.py idea): every option the parser takes
+# (kvm-exitstat __options CMD, the option table itself) is in CMD --help, in
+# the OPTIONS of man/kvm-exitstat-CMD.1 and in the bash completion, with its
+# words where it takes some; every option a man page documents exists; every
+# command is in kvm-exitstat --help and kvm-exitstat(1).
+. "$(dirname "$0")/lib.sh"
+COMPLETION=completion/kvm-exitstat
+case $KES in /*) ;; *) KES=$PWD/$KES ;; esac
+
+# The option tags of a man page's OPTIONS section (the lines after .TP), one per line.
+man_options() {
+	awk '/^\.SH OPTIONS/ { on = 1; next } /^\.SH / { on = 0 }
+	     on && tp && /^\.B/ { print } { tp = on && /^\.TP/ }' "$1" |
+		sed 's/\\-/-/g' | grep -oE '(^|[ "])--?[A-Za-z0-9][A-Za-z0-9-]*' | sed 's/^[ "]//' | sort -u
+}
+# What the completion offers for the words "kvm-exitstat $@" (the last one being completed).
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kvm_exitstat
+		printf "%s\n" "${COMPREPLY[@]}"' sh "$COMPLETION" "$KES" "$@" | sort -u
+}
+has_word() { grep -qxF -- "$2" "$1"; }
+
+"$KES" __commands >"$TMP/cmds"
+check "__commands lists commands" test -s "$TMP/cmds"
+"$KES" --help >"$TMP/help"
+complete_words "" >"$TMP/compl"
+for c in $(cat "$TMP/cmds"); do
+	check "kvm-exitstat --help lists $c" grep -q "^  $c " "$TMP/help"
+	check "kvm-exitstat(1) has $c in COMMANDS" grep -qx "\.B $c" kvm-exitstat.1
+	check "man/kvm-exitstat-$c.1 exists" test -f "man/kvm-exitstat-$c.1"
+	check "completion offers $c" has_word "$TMP/compl" "$c"
+
+	"$KES" __options "$c" >"$TMP/opts"
+	"$KES" "$c" --help >"$TMP/chelp"
+	man_options "man/kvm-exitstat-$c.1" >"$TMP/man"
+	complete_words "$c" - >"$TMP/copts"
+	tr '\t' ' ' <"$TMP/opts" >"$TMP/opts.sp"
+	while read -r lng shrt arg values alias; do
+		for o in $lng $shrt; do
+			[ "$o" = - ] && continue
+			check "$c $o: in --help" grep -qE -- "(^| )$o( |,|$)" "$TMP/chelp"
+			check "$c $o: in man/kvm-exitstat-$c.1 OPTIONS" has_word "$TMP/man" "$o"
+			check "$c $o: offered by the completion" has_word "$TMP/copts" "$o"
+		done
+		[ "$values" = - ] && continue
+		complete_words "$c" "$lng" "" >"$TMP/cvals"
+		eq "$c $lng: the completion offers its words" "$(tr '\n' , <"$TMP/cvals")" \
+			"$(echo "$values" | tr , '\n' | sort -u | tr '\n' ,)"
+	done <"$TMP/opts.sp"
+	cut -f1,2 "$TMP/opts" | tr '\t' '\n' | grep -v '^-$' | sort -u >"$TMP/known"
+	for o in $(cat "$TMP/man"); do
+		check "$c: man page option $o exists" has_word "$TMP/known" "$o"
+	done
+done
+complete_words help "" >"$TMP/chelp"
+eq "completion of 'help ': the commands" "$(tr '\n' , <"$TMP/chelp")" "$(sort -u "$TMP/cmds" | tr '\n' ,)"
+complete_words "" >"$TMP/c0"
+for w in help --version -V; do check "completion offers $w" has_word "$TMP/c0" "$w"; done
+summary
