@@ -120,4 +120,14 @@ unsigned cli_out_width(unsigned opt);
 /* --width N: 40 to 4000. 0 or -1 after err(). */
 int cli_parse_width(const char *s, unsigned *w);
 
+/*
+ * cli-num.c: an option's number, lo to hi inclusive; "what" names it in the
+ * one-line refusal ("bad WHAT 'S': want LO to HI"). 0 or -1 after err().
+ */
+int cli_parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out,
+		    const char *what);
+int cli_parse_secs(const char *s, double lo, double hi, double *out, const char *what);
+/* -b KB: a per-CPU ring buffer size, 4 to 4194304 KB. */
+int cli_parse_buffer_kb(const char *s, unsigned *kb);
+
 #endif

@@ -119,14 +119,8 @@ static int parse(void *arg, int id, const char *val, int value)
 		if (end == val || *end || !(o->duration > 0))
 			return err("bad duration '%s': want seconds > 0", val);
 		return 0;
-	case O_BUFFER: {
-		unsigned long kb = strtoul(val, &end, 10);
-
-		if (end == val || *end || kb < 4 || kb > 4 * 1024 * 1024)
-			return err("bad buffer size '%s': want KB per CPU, 4 to 4194304", val);
-		o->buffer_kb = (unsigned)kb;
-		return 0;
-	}
+	case O_BUFFER:
+		return cli_parse_buffer_kb(val, &o->buffer_kb);
 	case O_TYPES:
 		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), val);
 	case O_QUIET:

@@ -196,11 +196,14 @@ static int parse(void *arg, int id, const char *val, int value)
 		return 0;
 	case O_WIDTH:
 		return cli_parse_width(val, &o->ro.width);
-	case O_SLOWEST:
-		o->slowest = strtoul(val, &end, 10);
-		if (*end || end == val || *val == '-' || !o->slowest || o->slowest > SLOWEST_MAX)
-			return err("bad --slowest '%s' (1 to %d)", val, SLOWEST_MAX);
+	case O_SLOWEST: {
+		unsigned long n;
+
+		if (cli_parse_ulong(val, 1, SLOWEST_MAX, &n, "--slowest") < 0)
+			return -1;
+		o->slowest = n;
 		return 0;
+	}
 	case O_TS_UNIT: {
 		char e[160];
 

@@ -65,27 +65,6 @@ static const struct cli_opt opts[] = {
     {.lng = NULL},
 };
 
-static int parse_secs(const char *s, double lo, double hi, double *out, const char *what)
-{
-	char *end;
-
-	*out = strtod(s, &end);
-	if (end == s || *end || !(*out >= lo && *out <= hi))
-		return err("bad %s '%s': want seconds, %g to %g", what, s, lo, hi);
-	return 0;
-}
-
-static int parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out,
-		       const char *what)
-{
-	char *end;
-
-	*out = strtoul(s, &end, 10);
-	if (end == s || *end || *s == '-' || *out < lo || *out > hi)
-		return err("bad %s '%s': want %lu to %lu", what, s, lo, hi);
-	return 0;
-}
-
 static void init(void *arg)
 {
 	struct serve_args *a = arg;
@@ -108,7 +87,7 @@ static int parse(void *arg, int id, const char *val, int value)
 		return 0;
 	case O_INTERVAL:
 		a->interval_set = true;
-		return parse_secs(val, 0.1, 3600, &a->o.interval, "interval");
+		return cli_parse_secs(val, 0.1, 3600, &a->o.interval, "interval");
 	case O_PID:
 		return cli_add_pids(&a->pids, &a->npids, val);
 	case O_GUEST:
@@ -124,17 +103,14 @@ static int parse(void *arg, int id, const char *val, int value)
 		a->o.buckets_name = val;
 		return 0;
 	case O_KEEP:
-		return parse_secs(val, 1, 86400, &a->o.keep_gone, "--keep-gone");
+		return cli_parse_secs(val, 1, 86400, &a->o.keep_gone, "--keep-gone");
 	case O_MAX_ROWS:
-		if (parse_ulong(val, 1, 1000000, &v, "--max-rows") < 0)
+		if (cli_parse_ulong(val, 1, 1000000, &v, "--max-rows") < 0)
 			return -1;
 		a->o.max_rows = v;
 		return 0;
 	case O_BUFFER:
-		if (parse_ulong(val, 4, 4 * 1024 * 1024, &v, "buffer size (KB per CPU)") < 0)
-			return -1;
-		a->o.buffer_kb = (unsigned)v;
-		return 0;
+		return cli_parse_buffer_kb(val, &a->o.buffer_kb);
 	case O_TYPES:
 		return cli_add_types_file(a->types, &a->ntypes, ARRAY_SIZE(a->types), val);
 	}

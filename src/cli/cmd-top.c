@@ -94,16 +94,6 @@ static const struct cli_opt opts[] = {
     {.lng = NULL},
 };
 
-static int parse_delay(const char *s, double *d)
-{
-	char *end;
-
-	*d = strtod(s, &end);
-	if (end == s || *end || !(*d >= 0.1 && *d <= 3600))
-		return err("bad interval '%s': want seconds, 0.1 to 3600", s);
-	return 0;
-}
-
 static void init(void *arg)
 {
 	struct top_args *a = arg;
@@ -114,7 +104,6 @@ static void init(void *arg)
 static int parse(void *arg, int id, const char *val, int value)
 {
 	struct top_args *a = arg;
-	char *end;
 
 	switch (id) {
 	case O_PID:
@@ -129,7 +118,7 @@ static int parse(void *arg, int id, const char *val, int value)
 		a->o.fields = val;
 		return 0;
 	case O_DELAY:
-		return parse_delay(val, &a->o.delay);
+		return cli_parse_secs(val, 0.1, 3600, &a->o.delay, "interval");
 	case O_ONCE:
 		a->o.out = UI_OUT_ONCE;
 		return 0;
@@ -158,14 +147,8 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_BUCKETS:
 		a->o.buckets_name = val;
 		return 0;
-	case O_BUFFER: {
-		unsigned long kb = strtoul(val, &end, 10);
-
-		if (end == val || *end || kb < 4 || kb > 4 * 1024 * 1024)
-			return err("bad buffer size '%s': want KB per CPU, 4 to 4194304", val);
-		a->o.buffer_kb = (unsigned)kb;
-		return 0;
-	}
+	case O_BUFFER:
+		return cli_parse_buffer_kb(val, &a->o.buffer_kb);
 	case O_TYPES:
 		return cli_add_types_file(a->types, &a->ntypes, ARRAY_SIZE(a->types), val);
 	case O_NO_COLOR:
@@ -174,11 +157,11 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_TRACEPOINTS:
 		return 0;
 	case O_SLOWER: {
-		unsigned long long us = strtoull(val, &end, 10);
+		unsigned long us;
 
-		if (*end || end == val || *val == '-' || !us || us > 3600000000ull)
-			return err("bad --slower-than '%s' (1 to 3600000000 us)", val);
-		a->o.slower_ns = us * 1000;
+		if (cli_parse_ulong(val, 1, 3600000000ul, &us, "--slower-than (us)") < 0)
+			return -1;
+		a->o.slower_ns = (uint64_t)us * 1000;
 		return 0;
 	}
 	case O_ALL_EVENTS:

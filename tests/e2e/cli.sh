@@ -37,6 +37,27 @@ check "text usage error: nothing on stdout" test ! -s "$TMP/out"
 "$KES" top --delay >"$TMP/out" 2>"$TMP/err"
 eq "missing argument: exit 2" $? 2
 check "missing argument: one line naming the option" grep -qx "kvm-exitstat: top: --delay needs an argument (see 'kvm-exitstat top --help')" "$TMP/err"
+# Numbers: every command parses them one way (cli-num.c): no sign, no blank,
+# no suffix; strtoul() alone wrapped "-5" and skipped " 8".
+for v in -5 " 8" 4k 0x10 3; do
+	for c in record top serve; do
+		if [ "$c" = record ]; then set -- -a; else set --; fi
+		# a binary that took " 8" would trace: SIGINT ends it cleanly
+		timeout -s INT 5 "$KES" $c -b "$v" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+		eq "$c -b '$v': exit 2" $? 2
+		check "$c -b '$v': the one refusal" grep -qx "kvm-exitstat: bad buffer size (KB per CPU) '$v': want 4 to 4194304" "$TMP/err"
+	done
+done
+for a in "top -d" "serve --interval"; do
+	timeout -s INT 5 "$KES" $a " 1" >"$TMP/out" 2>"$TMP/err" </dev/null
+	eq "$a ' 1': exit 2" $? 2
+	check "$a ' 1': refused" grep -qx "kvm-exitstat: bad interval ' 1': want seconds, 0.1 to 3600" "$TMP/err"
+done
+"$KES" report --slowest -1 x.dat >"$TMP/out" 2>"$TMP/err"
+check "report --slowest -1: refused" grep -qx "kvm-exitstat: bad --slowest '-1': want 1 to 1000000" "$TMP/err"
+"$KES" top --slower-than 3600000001 >"$TMP/out" 2>"$TMP/err"
+check "top --slower-than past an hour: refused" grep -qx "kvm-exitstat: bad --slower-than (us) '3600000001': want 1 to 3600000000" "$TMP/err"
+
 # top's -f is --fields, not a format: no JSON there
 "$KES" top -f json --bogus >"$TMP/out" 2>"$TMP/err"
 check "top -f json is a regex: the error is text" grep -q "^kvm-exitstat: top: unknown option" "$TMP/err"
