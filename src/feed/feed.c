@@ -145,6 +145,12 @@ static int next_page(struct feed *f, struct lane *l, char *e, size_t n)
 	return 0;
 }
 
+/* A source's timestamp in ns: --ts-unit's conversion when one is set, else as read. */
+static inline __attribute__((always_inline)) uint64_t in_ns(const struct feed *f, uint64_t ts)
+{
+	return f->o.ts_unit ? text_ts_unit_ns(f->o.ts_unit, ts) : ts;
+}
+
 /* The span of the kept events, in ns when a unit is set. */
 static inline __attribute__((always_inline)) void span(struct feed *f, uint64_t ts)
 {
@@ -186,7 +192,7 @@ static inline __attribute__((always_inline)) bool skipped(struct feed *f, struct
 	o->skip_ts = ev->ts;
 	o->skip_tid = ev->tid;
 	f->c.kvm++;
-	span(f, f->o.ts_unit ? text_ts_unit_ns(f->o.ts_unit, ev->ts) : ev->ts);
+	span(f, in_ns(f, ev->ts));
 	return true;
 }
 
@@ -264,8 +270,8 @@ static inline __attribute__((always_inline)) void take_event(struct feed *f,
 {
 	bool exit = ev->kind == KES_EXIT || ev->kind == KES_UEXIT;
 
-	if (f->o.ts_unit)
-		ev->ts = text_ts_unit_ns(f->o.ts_unit, ev->ts);
+	if (f->o.ts_unit) /* no store per event when there is nothing to convert */
+		ev->ts = in_ns(f, ev->ts);
 	if (f->o.keep && !f->o.keep(f->o.keep_arg, ev)) {
 		f->c.exits += exit; /* kept ones: in the exit branch below, not an add per event */
 		return;
@@ -295,8 +301,7 @@ static __attribute__((noinline)) void replay(struct feed *f, struct order *o, in
 
 	o->replay = false;
 	o->skip_tid = 0;
-	if (f->o.ts_unit)
-		d.ts = text_ts_unit_ns(f->o.ts_unit, d.ts);
+	d.ts = in_ns(f, d.ts);
 	pair_event(f->o.p, &d);
 }
 
