@@ -3,7 +3,7 @@
 # algorithm costs ~8x the boot time under TCG (83 s against 10 s).
 DEB_ARCH=arm64
 CROSS=aarch64-linux-gnu-
-HOST_DEBS="cpio:amd64 qemu-system-arm:amd64 qemu-system-common:amd64 qemu-system-data:all
+HOST_DEBS="cpio:amd64 kmod:amd64 qemu-system-arm:amd64 qemu-system-common:amd64 qemu-system-data:all
 	gcc-aarch64-linux-gnu:amd64 cpp-aarch64-linux-gnu:amd64 gcc-12-aarch64-linux-gnu:amd64
 	gcc-12-aarch64-linux-gnu-base:amd64 cpp-12-aarch64-linux-gnu:amd64
 	binutils-aarch64-linux-gnu:amd64 libc6-dev-arm64-cross:all libc6-arm64-cross:all

@@ -4,7 +4,7 @@
 # Sourced by lab.sh: data only (tests/lab/README.md lists every variable).
 DEB_ARCH=ppc64el
 CROSS=powerpc64le-linux-gnu-
-HOST_DEBS="cpio:amd64 qemu-system-ppc:amd64 qemu-system-common:amd64 qemu-system-data:all
+HOST_DEBS="cpio:amd64 kmod:amd64 qemu-system-ppc:amd64 qemu-system-common:amd64 qemu-system-data:all
 	gcc-powerpc64le-linux-gnu:amd64 cpp-powerpc64le-linux-gnu:amd64
 	gcc-12-powerpc64le-linux-gnu:amd64 gcc-12-powerpc64le-linux-gnu-base:amd64
 	cpp-12-powerpc64le-linux-gnu:amd64 binutils-powerpc64le-linux-gnu:amd64

@@ -11,7 +11,7 @@
 # tree has only "riscv,isa": the kernel needs RISCV_ISA_FALLBACK (set in the fragment).
 DEB_ARCH=riscv64
 CROSS=riscv64-linux-gnu-
-HOST_DEBS="cpio:amd64 qemu-system-misc:amd64 qemu-system-common:amd64 qemu-system-data:all
+HOST_DEBS="cpio:amd64 kmod:amd64 qemu-system-misc:amd64 qemu-system-common:amd64 qemu-system-data:all
 	opensbi:all gcc-riscv64-linux-gnu:amd64 cpp-riscv64-linux-gnu:amd64
 	gcc-12-riscv64-linux-gnu:amd64 gcc-12-riscv64-linux-gnu-base:amd64
 	cpp-12-riscv64-linux-gnu:amd64 binutils-riscv64-linux-gnu:amd64

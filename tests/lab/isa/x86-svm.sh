@@ -4,7 +4,7 @@
 # Sourced by lab.sh: data only (tests/lab/README.md lists every variable).
 DEB_ARCH=amd64
 CROSS=
-HOST_DEBS="cpio:amd64 qemu-system-x86:amd64 qemu-system-common:amd64 qemu-system-data:all
+HOST_DEBS="cpio:amd64 kmod:amd64 qemu-system-x86:amd64 qemu-system-common:amd64 qemu-system-data:all
 	seabios:all ipxe-qemu:all"
 QEMU=qemu-system-x86_64
 # thread=single: one host thread runs both vCPUs in turn. With a thread per
