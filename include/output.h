@@ -41,6 +41,8 @@ struct dat_writer *dat_writer_new(const char *path, int ncpus, size_t page_size,
 				  size_t errlen);
 /* Appends one page of cpu (len <= page size; padded with zeros). */
 int dat_writer_page(struct dat_writer *w, int cpu, const void *page, size_t len);
+/* Writes the pages dat_writer_page() still holds (it writes them in runs). 0, or -1 (errno). */
+int dat_writer_flush(struct dat_writer *w);
 /* Writes the header and the CPU data, then links the file to path. Returns 0 or -1 (errbuf). */
 int dat_writer_finish(struct dat_writer *w, const struct dat_writer_meta *m, char *errbuf,
 		      size_t errlen);

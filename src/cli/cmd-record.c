@@ -278,6 +278,11 @@ static int record_loop(struct live *c, const struct record_opts *o, struct recor
 		procmap_learn_tick(st->pm);
 		if (live_read(c, timeout, on_page, st) < 0)
 			return read_error(o, st);
+		/* the pages of this read written before the next wait */
+		if (dat_writer_flush(st->w) < 0) {
+			st->write_errno = errno;
+			return read_error(o, st);
+		}
 	}
 	return 0;
 }

@@ -56,6 +56,16 @@ enum {
 /* Copied, then punched out of the temporary file: finishing needs this much room beyond the data.
  */
 #define COPY_CHUNK (1u << 20)
+/*
+ * Pages of one CPU that arrive one after another (the collector hands out
+ * a CPU's pages a pipe-full at a time) go to its temporary file in one
+ * write of up to this many: recording 1.4 M events (10,662 pages) took
+ * 10,662 write()s, now 728 (strace -c), and record's CPU time fell by a
+ * fifth. They wait only until the next page of another CPU, the caller's
+ * dat_writer_flush() (record: after each read of the buffers, so a small
+ * buffer is not left unread while a long run is written), or the end.
+ */
+#define RUN_PAGES 16
 
 struct dat_writer {
 	char *path;
@@ -67,6 +77,9 @@ struct dat_writer {
 	int *tmp;	 /* per-CPU temporary files */
 	uint64_t *pages; /* per-CPU page counts */
 	unsigned char *pagebuf;
+	unsigned char *run; /* up to RUN_PAGES pages of run_cpu, not written yet */
+	size_t run_len;
+	int run_cpu;
 	bool done;
 };
 
@@ -164,6 +177,7 @@ struct dat_writer *dat_writer_new(const char *path, int ncpus, size_t page_size,
 	w->tmp = xcalloc((size_t)ncpus, sizeof(*w->tmp));
 	w->pages = xcalloc((size_t)ncpus, sizeof(*w->pages));
 	w->pagebuf = xcalloc(1, page_size > COPY_CHUNK ? page_size : COPY_CHUNK);
+	w->run = xmalloc(RUN_PAGES * page_size);
 	w->out = -1;
 	for (int i = 0; i < ncpus; i++)
 		w->tmp[i] = -1;
@@ -209,21 +223,35 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/* The pages waiting in the run, to their CPU's temporary file. */
+static int write_run(struct dat_writer *w)
+{
+	if (!w->run_len)
+		return 0;
+	if (write_all(w->tmp[w->run_cpu], w->run, w->run_len) < 0)
+		return -1;
+	w->run_len = 0;
+	return 0;
+}
+
+int dat_writer_flush(struct dat_writer *w)
+{
+	return write_run(w);
+}
+
 int dat_writer_page(struct dat_writer *w, int cpu, const void *page, size_t len)
 {
-	const void *p = page;
-
 	if (cpu < 0 || cpu >= w->ncpus || len > w->page_size) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (len < w->page_size) {
-		memset(w->pagebuf, 0, w->page_size);
-		memcpy(w->pagebuf, page, len);
-		p = w->pagebuf;
-	}
-	if (write_all(w->tmp[cpu], p, w->page_size) < 0)
-		return -1;
+	if ((w->run_len && cpu != w->run_cpu) || w->run_len == RUN_PAGES * w->page_size)
+		if (write_run(w) < 0)
+			return -1;
+	w->run_cpu = cpu;
+	memcpy(w->run + w->run_len, page, len);
+	memset(w->run + w->run_len + len, 0, w->page_size - len);
+	w->run_len += w->page_size;
 	w->pages[cpu]++;
 	return 0;
 }
@@ -463,6 +491,11 @@ int dat_writer_finish(struct dat_writer *w, const struct dat_writer_meta *m, cha
 	bool punch;
 	int ret = -1;
 
+	if (write_run(w) < 0) {
+		err_buf_errno(errbuf, errlen, "cannot write '%s'", w->path);
+		free(offsets);
+		return -1;
+	}
 	build_header(&b, w, m, offsets);
 	if (room_to_finish(w, b.len, &punch, errbuf, errlen) < 0) {
 		free(b.p);
@@ -507,6 +540,7 @@ void dat_writer_free(struct dat_writer *w)
 	free(w->tmp);
 	free(w->pages);
 	free(w->pagebuf);
+	free(w->run);
 	free(w->path);
 	free(w);
 }

@@ -236,6 +236,60 @@ static int write_with_stats(const char *path, char *const *stats, const char *hp
 	return ret;
 }
 
+/*
+ * Pages of a CPU are written in runs (up to 16 of one CPU in a row): runs
+ * longer than that, broken by the other CPU, short pages. The file ends with
+ * CPU 0's pages then CPU 1's (the v6 layout), so each page's place is known
+ * from the file's size alone: every page must be there, in its CPU's order,
+ * its short tail zeroed.
+ */
+static void test_runs(void)
+{
+	static const int plan[][2] = {{0, 20}, {1, 3}, {0, 1}, {1, 17}, {0, 16}, {1, 1}, {0, 2}};
+	struct dat_writer_meta m = {.header_page = "", .header_event = ""};
+	unsigned char page[4096], back[4096];
+	int n[2] = {0, 0}, ok = 1;
+	char e[256];
+	struct dat_writer *w = dat_writer_new(tmp("runs.dat"), 2, 4096, e, sizeof(e));
+	FILE *f;
+	long size;
+
+	CHECK(w != NULL, "writer: %s", e);
+	if (!w)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(plan); i++)
+		for (int k = 0; k < plan[i][1]; k++) {
+			int cpu = plan[i][0], seq = n[cpu]++;
+			size_t len = seq % 5 == 4 ? 100 : sizeof(page);
+
+			memset(page, 0xa0 + cpu, sizeof(page));
+			memcpy(page, &seq, sizeof(seq));
+			CHECK(dat_writer_page(w, cpu, page, len) == 0, "page %d of cpu %d", seq, cpu);
+			if (i == 3 && k == 5) /* in the middle of a run, as record does after a read */
+				CHECK(dat_writer_flush(w) == 0, "flush");
+		}
+	CHECK(dat_writer_finish(w, &m, e, sizeof(e)) == 0, "finish: %s", e);
+	dat_writer_free(w);
+	f = fopen(tmp("runs.dat"), "rb");
+	CHECK(f && fseek(f, 0, SEEK_END) == 0, "open");
+	if (!f)
+		return;
+	size = ftell(f);
+	for (int cpu = 0; cpu < 2; cpu++)
+		for (int seq = 0; seq < n[cpu]; seq++) {
+			long at = size - (long)(n[0] + n[1] - (cpu ? n[0] : 0) - seq) * 4096;
+			size_t len = seq % 5 == 4 ? 100 : sizeof(page);
+			int got;
+
+			ok &= fseek(f, at, SEEK_SET) == 0 && fread(back, 1, 4096, f) == 4096;
+			memcpy(&got, back, sizeof(got));
+			ok &= got == seq && back[len - 1] == 0xa0 + cpu && back[4095] == (len < 4096 ? 0 : 0xa0 + cpu);
+		}
+	fclose(f);
+	CHECK(n[0] == 39 && n[1] == 21, "plan %d %d", n[0], n[1]);
+	CHECK(ok, "every page in its CPU's order, short ones zero-filled");
+}
+
 /* le BYTES of v at p */
 static size_t le(unsigned char *p, uint64_t v, size_t bytes)
 {
@@ -387,6 +441,7 @@ int main(void)
 		return 1;
 	test_small();
 	test_pages();
+	test_runs();
 	test_large();
 	test_ringpage();
 	test_cpustats();
