@@ -29,6 +29,7 @@
  * still adds its detail to it.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "alloc.h"
 #include "intern.h"
 #include "pair.h"
@@ -59,10 +60,15 @@ struct pending {
 	struct machine m; /* the exit as it was at the re-entry */
 };
 
+/* pair->on_cpu's size */
+#define PAIR_CPU_CACHE 64
+
 /* A row's accumulator, kept while its key and the table's epoch stay the same. */
 struct acc_cache {
 	const char *name;
 	int32_t vcpu;
+	bool has_sub;
+	uint64_t sub;
 	uint64_t epoch;
 	struct stats_acc *acc;
 };
@@ -90,6 +96,12 @@ struct pair {
 	/* a view reads detail events' fields (sub-keys, buckets, outliers): see details_used() */
 	bool details;
 	struct thread *last; /* the thread of the last event: events come in runs of one thread */
+	/*
+	 * The thread of each CPU's last event (by cpu % PAIR_CPU_CACHE): two
+	 * vCPUs busy on two CPUs alternate in the one order, and each miss of
+	 * last was a hash lookup (half the events of such a trace).
+	 */
+	struct thread *on_cpu[PAIR_CPU_CACHE];
 };
 
 static void details_used(struct pair *p)
@@ -164,6 +176,7 @@ static __attribute__((noinline)) struct thread *thread_find(struct pair *p, int3
 			if (old[i].tid)
 				*slot(p->threads, p->nslots, old[i].tid) = old[i];
 		free(old);
+		memset(p->on_cpu, 0, sizeof(p->on_cpu)); /* they pointed into old */
 		t = slot(p->threads, p->nslots, tid);
 	}
 	*t = (struct thread){.tid = tid};
@@ -172,11 +185,15 @@ static __attribute__((noinline)) struct thread *thread_find(struct pair *p, int3
 	return p->last = t;
 }
 
-static inline struct thread *thread_of(struct pair *p, int32_t tid)
+static inline struct thread *thread_of(struct pair *p, int32_t tid, int32_t cpu)
 {
+	struct thread **c = &p->on_cpu[(uint32_t)cpu % PAIR_CPU_CACHE];
+
 	if (p->last && p->last->tid == tid)
 		return p->last;
-	return thread_find(p, tid);
+	if (*c && (*c)->tid == tid)
+		return p->last = *c;
+	return *c = thread_find(p, tid);
 }
 
 /* Forget an exit's details. value[] stays: mask says none of it is valid. */
@@ -203,21 +220,31 @@ static struct stats_key exit_key(const struct pair *p, int32_t tid, const struct
 /* The accumulator an open exit is counted in; a sub-key row learns what its sub-key is. */
 /*
  * stats_table_get() without its hash while the thread's row stays the same
- * (the common case: a vCPU makes one exit over and over). Sub-key rows are
- * not cached: their keys are addresses and ports.
+ * (the common case: a vCPU makes one exit over and over, to the same port or
+ * address). A sub-key past the table's cap is not cached: each exit counted
+ * in its "other" row must reach stats_table_get(), which counts it folded.
  */
 static struct stats_acc *row_acc(struct acc_cache *c, struct stats_table *tab,
 				 const struct stats_key *k)
 {
-	if (k->has_sub)
-		return stats_table_get(tab, k);
-	if (c->acc && c->name == k->name && c->vcpu == k->vcpu &&
-	    c->epoch == stats_table_epoch(tab))
+	uint64_t folded;
+
+	if (c->acc && c->name == k->name && c->vcpu == k->vcpu && c->has_sub == k->has_sub &&
+	    (!k->has_sub || c->sub == k->sub) && c->epoch == stats_table_epoch(tab))
 		return c->acc;
+	folded = stats_table_folded(tab);
 	c->acc = stats_table_get(tab, k);
 	c->name = k->name;
 	c->vcpu = k->vcpu;
+	c->has_sub = k->has_sub;
+	c->sub = k->sub;
 	c->epoch = stats_table_epoch(tab);
+	if (stats_table_folded(tab) != folded) {
+		struct stats_acc *a = c->acc;
+
+		c->acc = NULL;
+		return a;
+	}
 	return c->acc;
 }
 
@@ -528,7 +555,7 @@ void pair_event(struct pair *p, const struct kes_event *ev)
 {
 	if (ev->tid <= 0)
 		return;
-	struct thread *t = thread_of(p, ev->tid);
+	struct thread *t = thread_of(p, ev->tid, ev->cpu);
 	if (ev->ts < t->last_ts) {
 		backwards(p, t);
 		return;

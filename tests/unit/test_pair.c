@@ -79,6 +79,51 @@ static void teardown(void)
 	stats_table_free(ux);
 }
 
+/*
+ * Many threads on a few CPUs, every thread's exit open while the others'
+ * events come: pair/ caches the thread of each CPU's last event, and its
+ * thread table grows (64 slots, then more) with those cached pointers live.
+ * Each thread's three exits take 1000 + i ns: counts and sums per thread.
+ */
+static void test_many_threads(void)
+{
+	enum { THREADS = 300, ROUNDS = 3 };
+	int ok = 1;
+
+	setup(false);
+	for (uint64_t r = 0; r < ROUNDS; r++) {
+		uint64_t base = 1000000 * (r + 1);
+
+		for (int i = 0; i < THREADS; i++) {
+			struct kes_event e = {.ts = base + (uint64_t)i,
+					      .cpu = i % 4,
+					      .tid = 1000 + i,
+					      .vcpu = i % 8,
+					      .kind = KES_EXIT,
+					      .reason = intern("HLT"),
+					      .isa = intern("x86_vmx")};
+			pair_event(p, &e);
+		}
+		for (int i = 0; i < THREADS; i++) {
+			struct kes_event e = {.ts = base + 1000 + 2 * (uint64_t)i,
+					      .cpu = i % 4,
+					      .tid = 1000 + i,
+					      .vcpu = i % 8,
+					      .kind = KES_ENTRY,
+					      .isa = intern("x86_vmx")};
+			pair_event(p, &e);
+		}
+	}
+	pair_finish(p);
+	for (int i = 0; i < THREADS; i++) {
+		const struct stats_acc *a = get(ex, "HLT", 1000 + i, i % 8);
+
+		ok &= a && a->count == ROUNDS && a->sum == ROUNDS * (1000 + (uint64_t)i);
+	}
+	CHECK(ok, "every thread's three exits, %d threads on 4 CPUs", THREADS);
+	teardown();
+}
+
 static void test_interleaved(void)
 {
 	setup(false);
@@ -503,6 +548,7 @@ int main(void)
 {
 	test_userspace_closed_by_entry();
 	test_interleaved();
+	test_many_threads();
 	test_lost_and_backwards();
 	test_details_and_sub();
 	test_userspace_explained();
