@@ -46,6 +46,15 @@ void decode_need_details(struct decoder *d, bool need);
  */
 int decode_rec(struct decoder *d, const void *data, int size, uint64_t ts, int cpu,
 	       struct kes_event *ev);
+/*
+ * For a caller that skips detail events unread (the feed, when no view
+ * reads them): size[id], id <= *lim, is the least record size at which
+ * decode_rec() takes a record of that id straight to a KES_DETAIL event
+ * with nothing else to check, 0 for every other id; the thread id is the
+ * 4 bytes at *pid_off. A record it names decodes to exactly that event, so
+ * the caller may count it without decode_rec(). NULL (*lim -1): none.
+ */
+const uint32_t *decode_detail_sizes(const struct decoder *d, int *lim, uint32_t *pid_off);
 
 /*
  * Text traces through the same decoder: the same tables, the same key and

@@ -71,6 +71,7 @@ struct decoder {
 	int lim;		 /* the largest id decode_rec()'s fast path takes: -1 none */
 	bool lean;		 /* detail events: their kind only (decode_need_details()) */
 	struct bind **byid;			 /* indexed by event id */
+	uint32_t *detail_size; /* [id <= lim]: a detail's least size on the fast path, else 0 */
 	uint64_t known[(MAX_EVENT_ID + 1) / 64]; /* ids some format has */
 	uint64_t unknown;			 /* records whose id no format has */
 	int first_unknown;
@@ -420,10 +421,15 @@ struct decoder *decode_new(struct tep_handle *tep, const struct exit_types *type
 		}
 	/* none after an error; none for a swapped file: tep_read_number() per field */
 	d->lim = d->err[0] || d->swap ? -1 : d->maxid;
+	d->detail_size = xcalloc((size_t)d->lim + 1, sizeof(*d->detail_size));
 	for (int id = 0; id <= d->lim; id++)
-		if (d->byid[id])
-			d->byid[id]->fast =
-			    d->byid[id]->need > d->pid_off + 4 ? d->byid[id]->need : d->pid_off + 4;
+		if (d->byid[id]) {
+			struct bind *b = d->byid[id];
+
+			b->fast = b->need > d->pid_off + 4 ? b->need : d->pid_off + 4;
+			if (b->role == KES_DETAIL)
+				d->detail_size[id] = b->fast;
+		}
 	return d;
 }
 
@@ -481,7 +487,15 @@ void decode_free(struct decoder *d)
 		free(d->byid[i]);
 	}
 	free(d->byid);
+	free(d->detail_size);
 	free(d);
+}
+
+const uint32_t *decode_detail_sizes(const struct decoder *d, int *lim, uint32_t *pid_off)
+{
+	*lim = d->detail_size ? d->lim : -1;
+	*pid_off = d->pid_off;
+	return d->detail_size;
 }
 
 bool decode_binds(const struct decoder *d, enum kes_kind role)

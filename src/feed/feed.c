@@ -69,6 +69,10 @@ struct feed {
 	bool missed_unknown;
 	struct order ord;   /* of feed_record()'s stream */
 	bool skip_details;  /* see the top of this file */
+	/* decode_detail_sizes(): records skipped without decode_rec() */
+	const uint32_t *detail_size;
+	int detail_lim;
+	uint32_t pid_off;
 	bool ordered;	    /* no source has gone back in time yet */
 };
 
@@ -164,6 +168,7 @@ static inline __attribute__((always_inline)) void span(struct feed *f, uint64_t 
 static void skip_decide(struct feed *f)
 {
 	f->skip_details = f->ordered && !f->o.keep && !pair_reads_details(f->o.p);
+	f->detail_size = decode_detail_sizes(f->o.d, &f->detail_lim, &f->pid_off);
 }
 
 static __attribute__((noinline)) void went_back(struct feed *f, struct order *o,
@@ -193,6 +198,33 @@ static inline __attribute__((always_inline)) bool skipped(struct feed *f, struct
 	o->skip_tid = ev->tid;
 	f->c.kvm++;
 	span(f, in_ns(f, ev->ts));
+	return true;
+}
+
+/*
+ * skipped() for a record the decoder says is a plain detail
+ * (decode_detail_sizes()), without decoding it: most records of a
+ * userspace-exit trace, each of which cost a whole decode_rec() before.
+ * false: the record takes the whole way (not such a detail, or it goes back
+ * in time, which skipped() handles).
+ */
+static inline __attribute__((always_inline)) bool skip_raw(struct feed *f, struct order *o,
+							   const struct ring_rec *r)
+{
+	uint16_t type;
+	int32_t tid;
+
+	if (r->size < 2)
+		return false;
+	memcpy(&type, r->data, sizeof(type));
+	if ((int)type > f->detail_lim || !f->detail_size[type] || r->size < f->detail_size[type] ||
+	    r->ts < o->last_ts)
+		return false;
+	memcpy(&tid, (const unsigned char *)r->data + f->pid_off, sizeof(tid));
+	o->last_ts = o->skip_ts = r->ts;
+	o->skip_tid = tid;
+	f->c.kvm++;
+	span(f, in_ns(f, r->ts));
 	return true;
 }
 
@@ -244,6 +276,8 @@ static int advance(struct feed *f, struct lane *l, char *e, size_t n)
 			l->has_pend = true;
 			return loss_head(l, r.ts);
 		}
+		if (f->skip_details && skip_raw(f, &l->ord, &r))
+			continue;
 		if (take(f, l, &r))
 			return 1;
 	}
