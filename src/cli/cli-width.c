@@ -8,7 +8,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "cli-local.h"
-#include "err.h"
 
 #define WIDTH_MIN 40
 #define WIDTH_MAX 4000
@@ -20,11 +19,10 @@ static unsigned clamp(unsigned long w)
 
 int cli_parse_width(const char *s, unsigned *w)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
+	unsigned long v;
 
-	if (end == s || *end || *s == '-' || v < WIDTH_MIN || v > WIDTH_MAX)
-		return err("bad width '%s' (%d to %d columns)", s, WIDTH_MIN, WIDTH_MAX);
+	if (cli_parse_ulong(s, WIDTH_MIN, WIDTH_MAX, &v, "width (columns)") < 0)
+		return -1;
 	*w = (unsigned)v;
 	return 0;
 }

@@ -46,6 +46,12 @@ $KES report -f csv --by-sub "$f" >"$TMP/csv"
 table_check "COLUMNS=200: values" "$TMP/csv" "$TMP/w" 200
 $KES report -f table --width 20 "$f" >/dev/null 2>"$TMP/e"
 eq "--width 20 refused" "$?" 2
+eq "--width 20: one line, the range" "$(cat "$TMP/e")" "kvm-exitstat: bad width (columns) '20': want 40 to 4000"
+# digits only, as every number option: strtoul would take ' 80' and '+80'
+for v in ' 80' '+80' 80x ''; do
+	$KES report -f table --width "$v" "$f" >/dev/null 2>"$TMP/e"
+	eq "--width '$v' refused" "$?" 2
+done
 
 # diff: A vs B of real runs and of the 2010 reports
 dcheck() { # A B [opts]
