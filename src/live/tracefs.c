@@ -582,6 +582,32 @@ static int hand_out(struct live *c, int cpu, size_t n, live_page_fn fn, void *ar
  * draining for ever while the CPU fills pages as fast as they are read:
  * `record -d` must see its deadline.
  */
+/*
+ * What the pipe holds, up to buf_len, in whole pages: 0 when it holds
+ * nothing after all, else the bytes read, or -1. A page is one pipe
+ * buffer, so a read ends inside one only when a signal cut it: the rest of
+ * that page is read before it is handed out.
+ */
+static ssize_t read_pages(struct live *c, struct live_cpu *k)
+{
+	size_t want = k->held < c->buf_len ? k->held : c->buf_len, got = 0;
+
+	while (got < want && (got == 0 || got % c->page_size)) {
+		ssize_t n = read(k->pipe[0], c->buf + got, want - got);
+
+		if (n > 0)
+			got += (size_t)n;
+		else if (n < 0 && errno == EINTR)
+			continue;
+		else if (n < 0 && errno == EAGAIN && !got)
+			break; /* held was wrong: the pipe is empty */
+		else
+			return -1;
+	}
+	k->held = got ? k->held - got : 0;
+	return (ssize_t)got;
+}
+
 static int drain_full(struct live *c, int cpu, int max, live_page_fn fn, void *arg)
 {
 	struct live_cpu *k = &c->cpus[cpu];
@@ -600,12 +626,11 @@ static int drain_full(struct live *c, int cpu, int max, live_page_fn fn, void *a
 				break;
 			k->held = (size_t)n;
 		}
-		n = read(k->pipe[0], c->buf, k->held < c->buf_len ? k->held : c->buf_len);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n <= 0)
+		n = read_pages(c, k);
+		if (n < 0)
 			return -1;
-		k->held -= (size_t)n;
+		if (n == 0)
+			continue;
 		n = hand_out(c, cpu, (size_t)n, fn, arg);
 		if (n < 0)
 			return -1;
