@@ -156,11 +156,7 @@ before_fault
 rm -f "$TMP/eg.out" "$TMP/rc"
 bg "$TMP/r.pid" "$KES" record -a -d 4 -b 16384 -o "$TMP/late.dat" 2>"$TMP/rec.err"
 R=$(cat "$TMP/r.pid")
-i=0
-while [ "$(cat "$INSTANCES/kvm-exitstat-$R/tracing_on" 2>/dev/null)" != 1 ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_tracing "$R"
 timeout 60 "$EXITGEN" --io 1000 --mmio 300 --vcpus 2 >"$TMP/eg.out" 2>&1
 eq "late VM (-a): exitgen exit status" "$?" 0
 wait $BG
@@ -187,11 +183,7 @@ sh -c 'i=0; while [ ! -e "$2" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); 
 PARENT=$!
 bg "$TMP/r.pid" "$KES" record -o "$TMP/child.dat" -p "$PARENT" 2>"$TMP/rec.err"
 R=$(cat "$TMP/r.pid")
-i=0
-while [ "$(cat "$INSTANCES/kvm-exitstat-$R/tracing_on" 2>/dev/null)" != 1 ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_tracing "$R"
 touch "$TMP/go"
 wait $BG
 eq "forked child (-p parent): record exit status (ends with the parent)" "$?" 0

@@ -81,13 +81,6 @@ csv_sum() {
 	shift
 	awk -F, -v n="$_c" 'FNR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { s += $c } END { print s + 0 }' "$@"
 }
-tracing_started() {
-	_w=0
-	while [ "$(cat "$INSTANCES/kvm-exitstat-$1/tracing_on" 2>/dev/null)" != 1 ] && [ $_w -lt 100 ]; do
-		sleep 0.1
-		_w=$((_w + 1))
-	done
-}
 
 # ---------------------------------------------------------------------------
 # Signals in the live view.
@@ -191,7 +184,7 @@ after_fault "zombie VMM (--log)" "$(cat "$TMP/t.pid")"
 # is counted under "?".)
 before_fault
 start_top ::: -a -d 0.3
-tracing_started "$TOP"
+wait_tracing "$TOP"
 timeout 60 "$EXITGEN" --io 1500 --mmio 300 --hlt 40 --vcpus 2 --seconds 2 >"$TMP/eg.out" 2>&1
 eq "late VM (-a): exitgen exit status" "$?" 0
 L=$(exitgen_pid "$TMP/eg.out")
@@ -213,7 +206,7 @@ timeout 60 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top --log -c -d 0.2 -p "$PARENT" 
 	>"$TMP/log.csv" 2>"$TMP/top.err" &
 T=$!
 wait_file "$TMP/t.pid"
-tracing_started "$(cat "$TMP/t.pid")"
+wait_tracing "$(cat "$TMP/t.pid")"
 touch "$TMP/go"
 wait $T
 eq "forked child (-p parent, --log): exit status (ends with the parent)" "$?" 0

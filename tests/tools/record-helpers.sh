@@ -4,6 +4,20 @@ DATCOUNT=${DATCOUNT:-${O:-build}/tests/tools/datcount}
 MKDAT=${MKDAT:-${O:-build}/tests/tools/mkdat}
 INSTANCES=/sys/kernel/tracing/instances
 
+# wait_tracing PID: until the instance of kvm-exitstat PID traces (at most
+# 10 s). Its kvm_userspace_exit first, then tracing_on: a new instance traces
+# at once, so a tracing_on of 1 read first may be from before the tool turned
+# it off to set it up, and a workload started then runs untraced.
+wait_tracing() {
+	_d=$INSTANCES/kvm-exitstat-$1
+	_w=0
+	while ! { [ "$(cat "$_d/events/kvm/kvm_userspace_exit/enable" 2>/dev/null)" = 1 ] &&
+		[ "$(cat "$_d/tracing_on" 2>/dev/null)" = 1 ]; } && [ $_w -lt 100 ]; do
+		sleep 0.1
+		_w=$((_w + 1))
+	done
+}
+
 need_tools() {
 	[ -x "$DATCOUNT" ] && [ -x "$MKDAT" ] ||
 		{ bad "test tools missing ($DATCOUNT, $MKDAT): make all"; summary; exit 1; }

@@ -86,9 +86,13 @@ E=${EXIT_EVENT:-kvm/kvm_exit}
 wait_instance() {
 	i=0
 	while [ $i -lt 100 ]; do
+		# The event first, then tracing_on. The other way round, the
+		# instance's first tracing_on 1 and then the event, enabled while
+		# tracing was off, let the workload start untraced (ppc64-hv CI,
+		# 2026-12-02: top -l saw 531 of 602 MMIO exits, the first ones, no loss).
 		for d in $T/instances/kvm-exitstat-*; do
-			[ -f "$d/tracing_on" ] && [ "$(cat "$d/tracing_on")" = 1 ] &&
-				[ "$(cat "$d/events/$E/enable" 2>/dev/null)" = 1 ] && return 0
+			[ "$(cat "$d/events/$E/enable" 2>/dev/null)" = 1 ] &&
+				[ "$(cat "$d/tracing_on" 2>/dev/null)" = 1 ] && return 0
 		done
 		sleep 0.1
 		i=$((i + 1))
