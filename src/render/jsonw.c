@@ -5,19 +5,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jsonw.h"
+#include "term.h"
 
-/* A JSON string with its quotes: the one place strings are escaped. */
+/*
+ * A JSON string with its quotes: the one place strings are escaped. A byte
+ * that is no UTF-8 (a name from a hostile file) becomes the text \xNN, as
+ * on a terminal: JSON must be UTF-8, and one such byte fails the document.
+ */
 static void quote(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
+		uint32_t cp;
+		size_t n = term_utf8_len(s, &cp);
+
+		if (!n) {
+			fprintf(f, "\\\\x%02x", c);
+			n = 1;
+		} else if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c < 0x20)
 			fprintf(f, "\\u%04x", c);
 		else
-			fputc(c, f);
+			fwrite(s, 1, n, f);
+		s += n;
 	}
 	fputc('"', f);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "prom.h"
+#include "term.h"
 
 void prom_fmt_double(char *buf, size_t len, double v)
 {
@@ -19,32 +20,41 @@ void prom_fmt_double(char *buf, size_t len, double v)
 	}
 }
 
-/* HELP text: backslash and newline escaped (OpenMetrics: the quote too). */
+/*
+ * Backslash and newline escaped, the quote too where quote is set (label
+ * values; OpenMetrics HELP text). The format is UTF-8: a byte that is none
+ * is written as the text \xNN (its backslash escaped), as on a terminal.
+ */
+static void put_text(FILE *f, const char *s, bool quote)
+{
+	while (*s) {
+		uint32_t cp;
+		size_t n = term_utf8_len(s, &cp);
+
+		if (!n) {
+			fprintf(f, "\\\\x%02x", (unsigned char)*s);
+			n = 1;
+		} else if (*s == '\\' || (*s == '"' && quote)) {
+			fputc('\\', f);
+			fputc(*s, f);
+		} else if (*s == '\n') {
+			fputs("\\n", f);
+		} else {
+			fwrite(s, 1, n, f);
+		}
+		s += n;
+	}
+}
+
 static void put_help(struct prom_w *w, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", w->f);
-		else if (*s == '\n')
-			fputs("\\n", w->f);
-		else if (*s == '"' && w->om)
-			fputs("\\\"", w->f);
-		else
-			fputc(*s, w->f);
-	}
+	put_text(w->f, s, w->om);
 }
 
 static void put_value(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', f), fputc(*s, f);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
+	put_text(f, s, true);
 	fputc('"', f);
 }
 

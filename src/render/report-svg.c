@@ -81,24 +81,6 @@ static size_t pick_rows(const struct stats_view *v, const struct stats_row **out
 	return n < MAX_HIST ? n : MAX_HIST;
 }
 
-static struct axis time_axis(const struct stats_row *const *r, size_t n)
-{
-	double lo = INFINITY, hi = 0;
-	struct axis a;
-
-	for (size_t i = 0; i < n; i++) {
-		if ((double)r[i]->acc->min < lo)
-			lo = (double)r[i]->acc->min;
-		if ((double)r[i]->acc->max > hi)
-			hi = (double)r[i]->acc->max;
-	}
-	a.lo10 = floor(log10(lo > 1 ? lo : 1));
-	a.hi10 = ceil(log10(hi > 1 ? hi : 1) + 1e-9);
-	if (a.hi10 <= a.lo10)
-		a.hi10 = a.lo10 + 1;
-	return a;
-}
-
 /* Display bin k holds [2^(k/8), 2^((k+1)/8)) ns. */
 #define NDISP (64 * PER_OCT + 1)
 
@@ -107,17 +89,65 @@ struct disp {
 	uint64_t max;
 };
 
-static void to_disp(uint64_t lo, uint64_t hi, uint64_t n, void *arg)
+/* The display bin of the stats bucket [lo, hi]: the one its middle falls in. */
+static int disp_bin(uint64_t lo, uint64_t hi)
 {
-	struct disp *d = arg;
 	double mid = ((double)lo + (double)hi) / 2;
 	int k = mid < 1 ? 0 : (int)floor(log2(mid) * PER_OCT);
 
-	if (k >= NDISP)
-		k = NDISP - 1;
+	return k < NDISP ? k : NDISP - 1;
+}
+
+static void to_disp(uint64_t lo, uint64_t hi, uint64_t n, void *arg)
+{
+	struct disp *d = arg;
+	int k = disp_bin(lo, hi);
+
 	d->n[k] += n;
 	if (d->n[k] > d->max)
 		d->max = d->n[k];
+}
+
+struct span {
+	double lo, hi; /* ns */
+};
+
+/* A bucket's bar reaches from its display bin's start to its end. */
+static void widen(uint64_t lo, uint64_t hi, uint64_t n, void *arg)
+{
+	struct span *sp = arg;
+	int k = disp_bin(lo, hi);
+	double b0 = pow(2, (double)k / PER_OCT), b1 = pow(2, (double)(k + 1) / PER_OCT);
+
+	(void)n;
+	if (b0 < sp->lo)
+		sp->lo = b0;
+	if (b1 > sp->hi)
+		sp->hi = b1;
+}
+
+/*
+ * Whole decades that hold every row's min and max and every bar: a bar's
+ * display bin may start below the smallest sample or end above the largest
+ * (a bucket's middle picks the bin), and a bar must not leave the plot.
+ */
+static struct axis time_axis(const struct stats_row *const *r, size_t n)
+{
+	struct span sp = {INFINITY, 0};
+	struct axis a;
+
+	for (size_t i = 0; i < n; i++) {
+		if ((double)r[i]->acc->min < sp.lo)
+			sp.lo = (double)r[i]->acc->min;
+		if ((double)r[i]->acc->max > sp.hi)
+			sp.hi = (double)r[i]->acc->max;
+		stats_acc_foreach_bucket(r[i]->acc, widen, &sp);
+	}
+	a.lo10 = floor(log10(sp.lo > 1 ? sp.lo : 1));
+	a.hi10 = ceil(log10(sp.hi > 1 ? sp.hi : 1) + 1e-9);
+	if (a.hi10 <= a.lo10)
+		a.hi10 = a.lo10 + 1;
+	return a;
 }
 
 static void time_ticks(FILE *f, const struct axis *a, int y)

@@ -1,11 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-/* XML escaping for the SVG renderers (report --svg, diff --svg). */
+/*
+ * XML escaping for the SVG renderers (report --svg, diff --svg). A name from
+ * an input may hold controls or invalid UTF-8, which no XML parser accepts,
+ * not even as a character reference: those bytes are written as \xNN text,
+ * as a terminal would show them (term.h).
+ */
 #include <stdio.h>
 #include "render-local.h"
+#include "term.h"
 
 void svg_text(FILE *f, const char *s)
 {
-	for (; *s; s++) {
+	while (*s) {
+		size_t n = term_char_len(s);
+
+		if (!n) {
+			fprintf(f, "\\x%02x", (unsigned char)*s++);
+			continue;
+		}
 		switch (*s) {
 		case '<':
 			fputs("&lt;", f);
@@ -20,7 +32,8 @@ void svg_text(FILE *f, const char *s)
 			fputs("&quot;", f);
 			break;
 		default:
-			fputc(*s, f);
+			fwrite(s, 1, n, f);
 		}
+		s += n;
 	}
 }

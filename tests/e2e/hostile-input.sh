@@ -330,6 +330,24 @@ for f in table ppc; do
 	check "exit name with ESC, -f $f: no raw ESC" noesc "$TMP/out"
 	check "exit name with ESC, -f $f: shown escaped" grep -Fq '\x1b]0;HLT' "$TMP/out"
 done
+# Bytes that are no UTF-8 in a name: JSON, SVG (XML) and Prometheus text must
+# be UTF-8, and one such byte made python's parsers refuse the whole document.
+# They are written as \xNN, as on a terminal; the C1 CSI (0xc2 0x9b) too.
+txt exit-bytes exit-bytes
+CSI=$(printf '\302\233')
+run "$KES" report -i "$TXT" --source exits -f table
+check "exit name with bytes no UTF-8, -f table: no raw CSI" sh -c "! grep -q '$CSI' '$TMP/out'"
+check "... shown escaped" grep -Fq '\xff\xc2\x9b2JHLT\xc3' "$TMP/out"
+run "$KES" report -i "$TXT" --source exits -f json
+check "... -f json is UTF-8 JSON, the name escaped" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+sys.exit(0 if any(r["name"] == "\\xff\u009b2JHLT\\xc3" for r in d["tables"][-1]["rows"]) else 1)' "$TMP/out"
+"$KES" report -i "$TXT" --source exits --svg "$TMP/bytes.svg" >/dev/null 2>&1
+check "... --svg is XML, the name escaped" python3 -c '
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+sys.exit(0 if any(g.get("data-reason") == "\\xff\\xc2\\x9b2JHLT\\xc3" for g in r.iter()) else 1)' "$TMP/bytes.svg"
 cp "$BASE" "$TMP/a${ESC}[2Jb.dat"
 run "$KES" report -i "$TMP/a${ESC}[2Jb.dat" -f table
 check "file name with ESC: no raw ESC in the report" noesc "$TMP/out"

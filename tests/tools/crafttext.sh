@@ -9,11 +9,15 @@
 #   comm-esc   every exitgen-vcpu0 comm gets terminal escapes (ESC [2J, OSC title, BEL)
 #   exit-esc   it becomes a kvm_exit whose reason name is an OSC escape (ESC ]0;HLT),
 #              followed 1 us later by its kvm_entry
+#   exit-bytes as exit-esc, the name "HLT" between bytes that are no UTF-8 (0xff, a cut
+#              0xc3) and the C1 control CSI (0xc2 0x9b): no JSON, XML or Prometheus
+#              text may hold the first two, a terminal obeys the third
 # Used by tests/e2e/hostile-input.sh, listed in tests/fixtures/bad/PROVENANCE.md.
 m=$1
 esc=$(printf '\033')
 bel=$(printf '\007')
-awk -v m="$m" -v esc="$esc" -v bel="$bel" '
+odd=$(printf '\377\302\2332JHLT\303')
+awk -v m="$m" -v esc="$esc" -v bel="$bel" -v odd="$odd" '
 function pad(n,   s) { s = ""; while (n-- > 0) s = s " "; return s }
 /kvm_userspace_exit:/ { n++ }
 m == "comm-esc" { gsub(/exitgen-vcpu0-/, "exitgen" esc "[2J" esc "]0;pwned" bel "-") }
@@ -22,9 +26,10 @@ n == 3 && /kvm_userspace_exit:/ && !done {
 	if (m == "pid2g") sub(/-18267 /, "-2147483648 ")
 	else if (m == "longline") sub(/\] \.\.\.\.\. /, "] ..... " pad(5000))
 	else if (m == "backwards") sub(/1064\.471147:/, "1064.471000:")
-	else if (m == "exit-esc") {
+	else if (m == "exit-esc" || m == "exit-bytes") {
 		entry = $0
-		sub(/kvm_userspace_exit: .*/, "kvm_exit: vcpu 0 reason " esc "]0;HLT rip 0x1000 info 0 0 intr 0 error 0")
+		name = m == "exit-esc" ? esc "]0;HLT" : odd
+		sub(/kvm_userspace_exit: .*/, "kvm_exit: vcpu 0 reason " name " rip 0x1000 info 0 0 intr 0 error 0")
 		sub(/1064\.471147: kvm_userspace_exit: .*/, "1064.471148: kvm_entry: vcpu 0, rip 0x1000", entry)
 		print
 		$0 = entry

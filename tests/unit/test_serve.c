@@ -86,6 +86,27 @@ static void families(struct prom_w *w)
 	prom_sample(w, NULL, 0, 1);
 }
 
+/* 0xff and a cut 0xc3 are no UTF-8: written as the text \xNN; "é" and C1 kept. */
+static void odd_label(struct prom_w *w)
+{
+	struct prom_label l[] = {{"vm", "\xff\xc2\x9b\xc3\xa9\\\xc3"}};
+
+	prom_family(w, "x_exits", PROM_COUNTER, NULL, "h\xfe");
+	prom_sample(w, l, 1, 1);
+}
+
+static bool bytes_ok(void)
+{
+	char *t = render(false, odd_label);
+	bool ok = strstr(t, "# HELP x_exits_total h\\\\xfe\n") &&
+		  strstr(t, "x_exits_total{vm=\"\\\\xff\xc2\x9b\xc3\xa9\\\\\\\\xc3\"} 1\n");
+
+	if (!ok)
+		fprintf(stderr, "%s", t);
+	free(t);
+	return ok;
+}
+
 static void test_prom(void)
 {
 	char *t = render(false, families), *o = render(true, families);
@@ -106,6 +127,7 @@ static void test_prom(void)
 	CHECK(strstr(o, "# TYPE x_build info\nx_build_info 1\n"), "%s", o);
 	CHECK(strlen(o) > 6 && !strcmp(o + strlen(o) - 6, "# EOF\n"), "%s", o);
 	prom_fmt_double(d, sizeof(d), 0.1 + 0.2);
+	CHECK(bytes_ok(), "a label of bytes that are no UTF-8");
 	CHECK(!strcmp(d, "0.30000000000000004"), "%s", d);
 	prom_fmt_double(d, sizeof(d), 125e-9);
 	CHECK(!strcmp(d, "1.25e-07"), "%s", d);
