@@ -15,8 +15,8 @@
  *   buffer is used, and at least every tick. libtracefs's
  *   tracefs_cpu_buffered_read() does the same splice but reads its pipe a
  *   page per call: recording 1.4 M events (10,662 pages) took 10,893
- *   read()s, now 1,152 (strace -c, every read of the process). Partial pages at the end still come through
- *   tracefs_cpu_flush(). tracefs_iterate_raw_events() reopens every
+ *   read()s, now 1,152 (strace -c, every read of the process). Partial
+ *   pages at the end still come through tracefs_cpu_flush(). tracefs_iterate_raw_events() reopens every
  *   per-CPU file per call (~90 us), so it is never used in a loop.
  * - tracefs can go away under a long run (umount -l, a mount namespace torn
  *   down): what is read or written after setup (tracing_on, the stats, the
@@ -577,12 +577,6 @@ static int hand_out(struct live *c, int cpu, size_t n, live_page_fn fn, void *ar
 }
 
 /*
- * Moves the full pages of one CPU, stopping once max are moved (0: all);
- * splice gives only whole pages. The bound keeps a reader from
- * draining for ever while the CPU fills pages as fast as they are read:
- * `record -d` must see its deadline.
- */
-/*
  * What the pipe holds, up to buf_len, in whole pages: 0 when it holds
  * nothing after all, else the bytes read, or -1. A page is one pipe
  * buffer, so a read ends inside one only when a signal cut it: the rest of
@@ -608,6 +602,12 @@ static ssize_t read_pages(struct live *c, struct live_cpu *k)
 	return (ssize_t)got;
 }
 
+/*
+ * Moves the full pages of one CPU, stopping once max are moved (0: all);
+ * splice gives only whole pages. The bound keeps a reader from
+ * draining for ever while the CPU fills pages as fast as they are read:
+ * `record -d` must see its deadline.
+ */
 static int drain_full(struct live *c, int cpu, int max, live_page_fn fn, void *arg)
 {
 	struct live_cpu *k = &c->cpus[cpu];
@@ -620,7 +620,7 @@ static int drain_full(struct live *c, int cpu, int max, live_page_fn fn, void *a
 			/* move what the CPU has filled into the pipe */
 			n = splice(k->fd, NULL, k->pipe[1], NULL, c->buf_len,
 				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-			if (n < 0 && errno != EAGAIN && errno != EINTR && errno != 0)
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
 				return -1;
 			if (n <= 0)
 				break;

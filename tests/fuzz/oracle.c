@@ -13,13 +13,15 @@
  *
  * and nothing else: a different table with no word is a silent difference,
  * saved under OUTDIR (with what the mutation did) and counted. The rendered
- * table and ppc outputs must hold no raw control byte either. Built with
+ * table and ppc outputs must hold no raw control byte either, and the JSON
+ * output must be what json-c's strict parser, checking UTF-8, accepts (a
+ * name with a byte that is no UTF-8 once made it no JSON). Built with
  * ASan + UBSan, so a crash or overread is a failure too.
  *
  *   oracle [-s SECONDS] [-n MUTATIONS] [-o OUTDIR] [-r SEED] FILE...
  *
  * Prints "oracle: N executions ..." per seed kind and exits 1 on any silent
- * difference or raw escape. tests/fuzz/run.sh runs it with `make fuzz`.
+ * difference, raw escape or invalid JSON. tests/fuzz/run.sh runs it with `make fuzz`.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <json-c/json.h>
 #include "fuzz.h"
 #include "mutate.h"
 #include "pipeline.h"
@@ -41,6 +44,7 @@ struct outcome {
 	uint64_t lost;
 	char *table; /* CSV of the main table, malloc'd */
 	bool raw;    /* a raw control byte in the table or ppc output */
+	bool badjson; /* the JSON output does not parse */
 };
 
 /*
@@ -64,7 +68,7 @@ static uint64_t warnings_hash(const struct input_result *r)
 }
 
 struct tally {
-	unsigned long long runs, refused, warned, same, silent, raw;
+	unsigned long long runs, refused, warned, same, silent, raw, badjson;
 };
 
 static char *render(const struct stats_table *t, enum render_format fmt)
@@ -95,6 +99,23 @@ static bool has_raw(const char *s)
 	return false;
 }
 
+/* Does json-c, strict and checking UTF-8, take s as one JSON document? */
+static bool json_ok(const char *s)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o;
+	bool ok;
+
+	if (!tok)
+		abort();
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, s, (int)strlen(s));
+	ok = o && json_tokener_get_error(tok) == json_tokener_success;
+	json_object_put(o);
+	json_tokener_free(tok);
+	return ok;
+}
+
 static struct outcome report(const uint8_t *data, size_t size)
 {
 	struct input_opts o = {.types = fuzz_types(), .vcpu = -1};
@@ -114,10 +135,13 @@ static struct outcome report(const uint8_t *data, size_t size)
 		out.lost = r.lost;
 		if (stats_table_size(t)) {
 			char *ppc = render(t, RENDER_PPC), *tab = render(t, RENDER_TABLE);
+			char *json = render(t, RENDER_JSON);
 
 			out.raw = has_raw(ppc) || has_raw(tab);
+			out.badjson = !json_ok(json);
 			free(ppc);
 			free(tab);
+			free(json);
 			out.table = render(t, RENDER_CSV);
 		}
 	}
@@ -193,6 +217,10 @@ static void one(const uint8_t *seed, size_t size, const struct outcome *base, st
 	if (got.raw) {
 		t->raw++;
 		save(outdir, "raw-escape", t->raw, buf, n, &m, name);
+	}
+	if (got.badjson) {
+		t->badjson++;
+		save(outdir, "bad-json", t->badjson, buf, n, &m, name);
 	}
 	if (!got.ok)
 		t->refused++;
@@ -270,8 +298,8 @@ int main(int argc, char **argv)
 		one(seeds[i], sizes[i], &base[i], &r, names[i], outdir, &t);
 	}
 	printf("oracle: %llu executions in %.0f s over %zu seeds: %llu refused, %llu warned, %llu "
-	       "the same table, %llu silent differences, %llu raw escapes\n",
-	       t.runs, now() - t0, nseeds, t.refused, t.warned, t.same, t.silent, t.raw);
+	       "the same table, %llu silent differences, %llu raw escapes, %llu invalid JSON\n",
+	       t.runs, now() - t0, nseeds, t.refused, t.warned, t.same, t.silent, t.raw, t.badjson);
 	for (size_t i = 0; i < nseeds; i++) {
 		free(seeds[i]);
 		free(base[i].table);
@@ -280,5 +308,5 @@ int main(int argc, char **argv)
 	free(sizes);
 	free(base);
 	free(names);
-	return t.silent || t.raw ? 1 : 0;
+	return t.silent || t.raw || t.badjson ? 1 : 0;
 }

@@ -192,13 +192,15 @@ while [ $# -gt 0 ]; do
 	wait
 done
 
-# The difference oracle, on the real recordings and texts.
+# The difference oracle, on the real recordings and texts, and one text with
+# hostile bytes in an exit name (crafted from a real one: its JSON once was no UTF-8).
 ORACLE=$FUZZ_O/oracle
 if [ -x "$ORACLE" ]; then
 	mkdir -p "$FUZZ_O/oracle-out"
 	head -n 200 "$FIX/text/trace.txt" >"$SEEDS/oracle-trace.txt"
 	"$ORACLE" -s "$SECS" -o "$FUZZ_O/oracle-out" "$FIX"/real/*.dat "$SEEDS/oracle-trace.txt" \
-		"$FIX"/text/report.txt "$FIX"/text/perf.txt >"$FUZZ_O/logs/oracle.log" 2>&1
+		"$FIX"/text/report.txt "$FIX"/text/perf.txt "$FIX"/bad/text/exit-bytes.txt \
+		>"$FUZZ_O/logs/oracle.log" 2>&1
 	echo "rc=$?" >>"$FUZZ_O/logs/oracle.log"
 fi
 
