@@ -16,8 +16,9 @@
  *   tracefs_cpu_buffered_read() does the same splice but reads its pipe a
  *   page per call: recording 1.4 M events (10,662 pages) took 10,893
  *   read()s, now 1,152 (strace -c, every read of the process). Partial
- *   pages at the end still come through tracefs_cpu_flush(). tracefs_iterate_raw_events() reopens every
- *   per-CPU file per call (~90 us), so it is never used in a loop.
+ *   pages at the end still come through tracefs_cpu_flush().
+ *   tracefs_iterate_raw_events() reopens every per-CPU file per call
+ *   (~90 us), so it is never used in a loop.
  * - tracefs can go away under a long run (umount -l, a mount namespace torn
  *   down): what is read or written after setup (tracing_on, the stats, the
  *   formats, the instance's removal) goes through a directory fd opened at
