@@ -264,7 +264,9 @@ eq "cpu data cut by a page: the missing events are lost" \
 warned "cpu data cut by a page (libtracecmd only)" "cpu 0.*766" env KES_NO_FASTPATH=1 "$KES" report -i "$DAT"
 # A page commit shrunk to end before its last record.
 dat commit-shrunk commit-drop-last 0 1
-want=$((766 - $(events "$DAT")))
+# It drops exactly one record (craftdat). Counted by trace-cmd on the intact base:
+# on the crafted file libtracecmd once printed nothing in a CI run (want 766).
+want=$((766 - ($(events "$BASE") - 1)))
 warned "shrunk page commit" "cpu 0.*766" "$KES" report -i "$DAT"
 eq "shrunk page commit: the missing events are lost" \
 	"$(sed -n 's/^# lost events: \([0-9]*\).*/\1/p' "$TMP/out")" "$want"
