@@ -48,7 +48,13 @@ struct exit_detail {
 
 /* What a view needs beyond exits (exit_types_events()). */
 enum {
-	EXIT_NEED_BUCKETS = 1 << 0, /* timing buckets read more detail events */
+	/*
+	 * A view reads detail events at all (sub-keys, buckets, single slow
+	 * exits): without it the list is the exit and entry events alone, as
+	 * pair/ reads no detail then (pair_reads_details()).
+	 */
+	EXIT_NEED_DETAILS = 1 << 0,
+	EXIT_NEED_BUCKETS = 1 << 1, /* timing buckets read more detail events */
 	EXIT_NEED_ALL = ~0u,	    /* a recording keeps everything */
 };
 

@@ -67,6 +67,11 @@ struct watch_opts {
 	struct bucket_map *buckets; /* NULL: rows are exit reasons */
 	uint64_t slower_ns;	    /* keep the exits slower than this (0: none): the latest WATCH_SLOW_KEEP */
 	bool all_events;	    /* count every kvm:* tracepoint from the start */
+	/*
+	 * Key exits by detail sub-key too (top's drill-down). Without it,
+	 * buckets or slower_ns, no detail event is traced at all.
+	 */
+	bool subkeys;
 };
 
 /* NULL with a reason in errbuf. */

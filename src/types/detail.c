@@ -177,6 +177,8 @@ void exit_types_events(const struct exit_types *types, unsigned needs,
 		once(&s, types->tables[i].exit_system, types->tables[i].exit_event, fn, arg);
 		once(&s, types->tables[i].entry_system, types->tables[i].entry_event, fn, arg);
 	}
+	if (!(needs & EXIT_NEED_DETAILS))
+		return;
 	for (size_t i = 0; i < types->n; i++)
 		for (size_t j = 0; j < types->tables[i].ndetails; j++) {
 			const struct exit_detail *d = &types->tables[i].details[j];

@@ -188,7 +188,9 @@ int ui_top_run(const struct ui_top_opts *o)
 				  .types = o->types,
 				  .buckets = o->buckets,
 				  .slower_ns = o->slower_ns,
-				  .all_events = o->all_events};
+				  .all_events = o->all_events,
+				  /* the screen's drill-down; --once and --log show reasons only */
+				  .subkeys = o->out == UI_OUT_SCREEN};
 	struct ui_top t = {.o = o};
 	char e[512], host[256] = "?", traced[256];
 	struct utsname un;

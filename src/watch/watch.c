@@ -8,9 +8,12 @@
  * too), so what is queued is everything up to about "now".
  *
  * Events: the one list (exit_types_events()) for what the view needs: the
- * detail events marked `need buckets` in exit_types/detail.types
- * (kvm_emulate_insn, kvm_page_fault: see there why) only with --buckets,
- * and then sub-keys are not kept.
+ * exit and entry events; the detail events only when a view reads them
+ * (top's drill-down, --buckets, --slower-than: --once, --log and serve have
+ * no sub-keys, and on an x86 VMM's trace most records are details); those
+ * marked `need buckets` in exit_types/detail.types (kvm_emulate_insn,
+ * kvm_page_fault: see there why) only with --buckets, and then sub-keys are
+ * not kept.
  *
  * The all-events view (kvm_stat's default: every kvm:* tracepoint counted)
  * enables kvm:* besides (from the start with --all-events, else at the
@@ -243,13 +246,21 @@ int watch_count_all(struct watch *l, char *errbuf, size_t errlen)
 	return 0;
 }
 
+/* The detail events the view reads (EXIT_NEED_*): see the top. */
+static unsigned view_needs(const struct watch_opts *o)
+{
+	if (o->buckets)
+		return EXIT_NEED_DETAILS | EXIT_NEED_BUCKETS;
+	return o->subkeys || o->slower_ns ? EXIT_NEED_DETAILS : 0;
+}
+
 struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
 {
 	struct watch *l = xcalloc(1, sizeof(*l));
 	struct evlist ev = {0};
 	struct live_opts co = {.buffer_kb = o->buffer_kb};
 
-	ev.names = exit_types_event_names(o->types, o->buckets ? EXIT_NEED_BUCKETS : 0, &ev.n);
+	ev.names = exit_types_event_names(o->types, view_needs(o), &ev.n);
 	co.events = (const char *const *)ev.names;
 	co.nevents = ev.n;
 	co.pids = o->pids;
@@ -272,10 +283,11 @@ struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
 		stats_table_set_sub_cap(l->total[s], UI_SUB_CAP);
 	}
 	/*
-	 * Sub-keys always (the drill-down shows them since the start), but with
-	 * buckets: those need kvm_page_fault, whose addresses would be sub-keys.
+	 * Sub-keys from the start when asked (the drill-down shows them), but
+	 * not with buckets: those need kvm_page_fault, whose addresses would
+	 * be sub-keys.
 	 */
-	l->p = pair_new(l->cur[WATCH_EXITS], l->cur[WATCH_UEXITS], !o->buckets);
+	l->p = pair_new(l->cur[WATCH_EXITS], l->cur[WATCH_UEXITS], o->subkeys && !o->buckets);
 	if (o->buckets)
 		pair_set_namer(l->p, bucket_map_namer, o->buckets);
 	if (o->slower_ns) {

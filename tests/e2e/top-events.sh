@@ -127,6 +127,8 @@ if command -v tmux >/dev/null 2>&1; then
 	TOP=$(pgrep -P "$(tm display -p -t $S '#{pane_pid}')" -x kvm-exitstat)
 	EMU=$INSTANCES/kvm-exitstat-$TOP/events/kvm/kvm_emulate_insn/enable
 	eq "the exits view does not trace kvm_emulate_insn" "$(cat "$EMU" 2>&1)" 0
+	eq "the exits view traces kvm_pio (its sub-keys)" \
+		"$(cat "$INSTANCES/kvm-exitstat-$TOP/events/kvm/kvm_pio/enable" 2>&1)" 1
 	tm send-keys -t $S e
 	check "e: the all-events view" until_pane has "events: every kvm:"
 	check "e: says counting starts now" has "counting every kvm:\* event from now on"

@@ -754,6 +754,41 @@ static void test_aliases(void)
 	CHECK(exit_types_aliases(&set, "hlt", out, 8) >= 1, "svm hlt's EXIT_HLT");
 }
 
+static bool has_name(char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* What top and serve trace for each view (exit_types_event_names()'s needs). */
+static void test_event_lists(void)
+{
+	size_t n[3];
+	char **none = exit_types_event_names(&set, 0, &n[0]);
+	char **det = exit_types_event_names(&set, EXIT_NEED_DETAILS, &n[1]);
+	char **all = exit_types_event_names(&set, EXIT_NEED_ALL, &n[2]);
+
+	CHECK(has_name(none, n[0], "kvm:kvm_exit") && has_name(none, n[0], "kvm:kvm_entry") &&
+		  has_name(none, n[0], "kvm:kvm_userspace_exit") &&
+		  has_name(none, n[0], "kvm_hv:kvm_guest_exit"),
+	      "no view of details: the exit and entry events");
+	CHECK(!has_name(none, n[0], "kvm:kvm_pio") && !has_name(none, n[0], "kvm:kvm_mmio"),
+	      "no view of details: no detail event");
+	CHECK(has_name(det, n[1], "kvm:kvm_pio") && !has_name(det, n[1], "kvm:kvm_emulate_insn"),
+	      "sub-keys: kvm_pio, not kvm_emulate_insn (need buckets)");
+	CHECK(has_name(all, n[2], "kvm:kvm_emulate_insn") &&
+		  has_name(all, n[2], "kvm:kvm_page_fault"),
+	      "a recording: every detail event");
+	/* `grep -c '^event' exit_types/detail.types`: 9, of which 2 `need buckets` */
+	CHECK(n[2] - n[0] == 9 && n[2] - n[1] == 2, "detail events: %zu, %zu with need buckets",
+	      n[2] - n[0], n[2] - n[1]);
+	exit_types_event_names_free(none, n[0]);
+	exit_types_event_names_free(det, n[1]);
+	exit_types_event_names_free(all, n[2]);
+}
+
 int main(void)
 {
 	test_linear();
@@ -767,6 +802,7 @@ int main(void)
 	test_malformed();
 	test_limits();
 	test_data_moved();
+	test_event_lists();
 	test_syntax();
 	test_garbage();
 	test_man_examples();
