@@ -25,8 +25,6 @@ struct ring_info {
 	bool missed_known; /* the page flagged a loss and stored its count */
 	bool flagged;	   /* the page flagged a loss */
 };
-/* Walks a raw page. long_size: 4 or 8 (kernel long). Returns 0, or -1 if malformed. */
-int ring_count(const void *page, size_t len, int long_size, struct ring_info *info);
 
 /*
  * One CPU's pages, in order: what a trace.dat reader and the live collector
@@ -79,7 +77,7 @@ struct ring_cur {
 	 * or -1 (flagged, no room for a count).
 	 */
 	long long missed;
-	bool flagged; /* the page flagged a loss (ring_count's view) */
+	bool flagged; /* the page flagged a loss (ring_info's view) */
 };
 
 /* One data record. missed: as libtracecmd's record->missed_events. */
@@ -95,6 +93,8 @@ struct ring_rec {
  * is malformed (commit larger than the page, bad long size).
  */
 int ring_open(struct ring_cur *c, const void *page, size_t len, int long_size);
+/* What an opened page's header says (info->events: 0, for the caller's walk to count). */
+void ring_info_start(const struct ring_cur *c, struct ring_info *info);
 
 static inline uint32_t ring_u32(const unsigned char *p)
 {

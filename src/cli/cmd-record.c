@@ -210,11 +210,10 @@ static int on_page(void *arg, int cpu, const void *page, size_t len)
 	struct record_state *st = arg;
 	struct ring_info info;
 
-	if (ring_count(page, len, st->long_size, &info) == 0) {
+	if (procmap_learn_page(st->pm, page, len, &info) == 0) {
 		st->events[cpu] += info.events;
 		st->missed += info.missed;
 	}
-	procmap_learn_page(st->pm, page, len);
 	if (dat_writer_page(st->w, cpu, page, len) < 0) {
 		st->write_errno = errno;
 		return -1;

@@ -170,16 +170,21 @@ static void learn_vcpu(struct procmap_learner *l, int32_t tid)
 }
 
 /* The threads of a page's events: common_pid, 4 bytes into each record. */
-void procmap_learn_page(struct procmap_learner *l, const void *page, size_t len)
+int procmap_learn_page(struct procmap_learner *l, const void *page, size_t len,
+		       struct ring_info *info)
 {
 	struct ring_cur cur;
 	struct ring_rec rec;
 	int32_t tid;
+	int ret;
 
+	memset(info, 0, sizeof(*info));
 	if (ring_open(&cur, page, len, l->long_size) < 0)
-		return;
+		return -1;
+	ring_info_start(&cur, info);
 	l->last_tid = 0; /* each page looks at its threads again (learn_vcpu) */
-	while (ring_next(&cur, &rec) == 1) {
+	while ((ret = ring_next(&cur, &rec)) == 1) {
+		info->events++;
 		if (rec.size < 8)
 			continue;
 		memcpy(&tid, (const unsigned char *)rec.data + 4, 4);
@@ -196,6 +201,7 @@ void procmap_learn_page(struct procmap_learner *l, const void *page, size_t len)
 		}
 		learn_vcpu(l, tid);
 	}
+	return ret;
 }
 
 /* The comm saved_cmdlines ("PID COMM" lines) gives pid, into out; false when none. */

@@ -3,8 +3,9 @@
  * A minimal walker over one raw ring-buffer page (events/header_page layout:
  * u64 timestamp, a kernel long "commit" with flag bits, then data), the same
  * rules as libtraceevent's kbuffer-parse.c. `record` uses it to count what it
- * wrote without paying for a full parse (~3 ns per event), and `report`
- * reads uncompressed trace.dat files with it (tracedat-fast.c).
+ * writes without paying for a full parse (procmap_learn_page(), in the walk
+ * that learns the threads), and `report` reads uncompressed trace.dat files
+ * with it (tracedat-fast.c).
  * ring_next() lives in include/ring.h so that it inlines into those loops.
  */
 #include <stdlib.h>
@@ -50,23 +51,14 @@ int ring_open(struct ring_cur *c, const void *page, size_t len, int long_size)
 	return 0;
 }
 
-int ring_count(const void *page, size_t len, int long_size, struct ring_info *info)
+void ring_info_start(const struct ring_cur *c, struct ring_info *info)
 {
-	struct ring_cur c;
-	struct ring_rec r;
-	int ret;
-
 	memset(info, 0, sizeof(*info));
-	if (ring_open(&c, page, len, long_size))
-		return -1;
-	info->flagged = c.flagged;
-	if (c.flagged && c.missed >= 0) {
-		info->missed = (uint64_t)c.missed;
+	info->flagged = c->flagged;
+	if (c->flagged && c->missed >= 0) {
+		info->missed = (uint64_t)c->missed;
 		info->missed_known = true;
 	}
-	while ((ret = ring_next(&c, &r)) > 0)
-		info->events++;
-	return ret;
 }
 
 /* Finds "field: ... NAME;\toffset:N;\tsize:M;" in a header_page text. */

@@ -52,10 +52,11 @@ static void buffers(const uint8_t *data, size_t size)
 
 	memcpy(page, data, size);
 	for (int long_size = 4; long_size <= 8; long_size += 4) {
-		ring_count(page, size, long_size, &info);
-		if (ring_open(&c, page, size, long_size) == 0)
+		if (ring_open(&c, page, size, long_size) == 0) {
+			ring_info_start(&c, &info);
 			while (ring_next(&c, &r) == 1)
-				;
+				info.events++;
+		}
 	}
 	/* The stats parser takes a C string: the data up to its first NUL. */
 	page[size] = '\0';

@@ -33,6 +33,9 @@ struct ringenc {
 	uint64_t last_ts;
 };
 
+struct ring_info;
+/* Walks a raw page (long_size: 4 or 8). Returns 0, or -1 if malformed. */
+int ringenc_count(const void *page, size_t len, int long_size, struct ring_info *info);
 void ringenc_init(struct ringenc *e, void *page, size_t page_size, int long_size);
 /*
  * Appends an event (data starts at common_type). Returns 0, 1 when the page

@@ -10,6 +10,22 @@
 #include "fixture.h"
 #include "ring.h"
 
+/* What a page holds, as the tool's walker reads it: the tests' count. */
+int ringenc_count(const void *page, size_t len, int long_size, struct ring_info *info)
+{
+	struct ring_cur c;
+	struct ring_rec r;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	if (ring_open(&c, page, len, long_size))
+		return -1;
+	ring_info_start(&c, info);
+	while ((ret = ring_next(&c, &r)) > 0)
+		info->events++;
+	return ret;
+}
+
 void ringenc_init(struct ringenc *e, void *page, size_t page_size, int long_size)
 {
 	memset(page, 0, page_size);

@@ -186,19 +186,20 @@ static void test_ringpage(void)
 	for (int i = 0; i < 10; i++)
 		CHECK(ringenc_add(&e, 100 + (uint64_t)i * (1ULL << 28), rec, sizeof(rec)) == 0,
 		      "add %d", i);
-	CHECK(ring_count(page, sizeof(page), 8, &info) == 0 && info.events == 10 && !info.flagged,
+	CHECK(ringenc_count(page, sizeof(page), 8, &info) == 0 && info.events == 10 &&
+		  !info.flagged,
 	      "count %llu", (unsigned long long)info.events);
 	/* the kernel's loss flags: MISSING_EVENTS | MISSING_STORED, count after the data */
 	memcpy(&commit, page + 8, 8);
 	memcpy(page + 16 + commit, &lost, 8);
 	commit |= 3ULL << 30;
 	memcpy(page + 8, &commit, 8);
-	CHECK(ring_count(page, sizeof(page), 8, &info) == 0 && info.missed_known &&
+	CHECK(ringenc_count(page, sizeof(page), 8, &info) == 0 && info.missed_known &&
 		  info.missed == 42 && info.events == 10,
 	      "missed %llu", (unsigned long long)info.missed);
 	commit = 5000; /* more than the page holds */
 	memcpy(page + 8, &commit, 8);
-	CHECK(ring_count(page, sizeof(page), 8, &info) < 0, "oversized commit rejected");
+	CHECK(ringenc_count(page, sizeof(page), 8, &info) < 0, "oversized commit rejected");
 }
 
 static void test_cpustats(void)

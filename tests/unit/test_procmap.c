@@ -14,7 +14,9 @@
 #include <unistd.h>
 #include "alloc.h"
 #include "harness.h"
+#include "fixture.h"
 #include "procmap.h"
+#include "ring.h"
 
 static void test_round_trip(void)
 {
@@ -226,6 +228,46 @@ static void test_learned_comms(void)
 	procmap_learn_free(l);
 }
 
+/*
+ * A raw page's walk: its threads learned from common_pid, and in the same
+ * walk the counts record prints (what the page was built with: 7 records,
+ * 42 lost before it); a malformed page: -1.
+ */
+static void test_learn_page(void)
+{
+	struct procmap_learner *l = procmap_learn_new(8);
+	unsigned char page[4096], rec[16] = {0};
+	int32_t tid = (int32_t)gettid();
+	uint64_t commit, lost = 42;
+	struct ring_info info;
+	struct ringenc e;
+	char *text, want[32];
+	size_t len;
+
+	memcpy(rec + 4, &tid, sizeof(tid)); /* common_pid */
+	ringenc_init(&e, page, sizeof(page), 8);
+	for (int i = 0; i < 7; i++)
+		CHECK(ringenc_add(&e, 1000 + (uint64_t)i, rec, sizeof(rec)) == 0, "add %d", i);
+	memcpy(&commit, page + 8, 8);
+	memcpy(page + 16 + commit, &lost, 8);
+	commit |= 3ULL << 30; /* MISSING_EVENTS | MISSING_STORED, the count after the data */
+	memcpy(page + 8, &commit, 8);
+	CHECK(procmap_learn_page(l, page, sizeof(page), &info) == 0 && info.events == 7 &&
+		  info.flagged && info.missed_known && info.missed == 42,
+	      "counts: %llu events, missed %llu", (unsigned long long)info.events,
+	      (unsigned long long)info.missed);
+	commit = 5000; /* more than the page holds */
+	memcpy(page + 8, &commit, 8);
+	CHECK(procmap_learn_page(l, page, sizeof(page), &info) < 0 && info.events == 0,
+	      "a malformed page: -1, no events");
+	text = procmap_learn_finish(l, NULL, NULL, -1, NULL, &len);
+	snprintf(want, sizeof(want), "\nt %d %d ", (int)tid, (int)getpid());
+	CHECK(text && strstr(text, want), "the page's thread learned: '%s' in '%s'", want,
+	      text ? text : "(null)");
+	free(text);
+	procmap_learn_free(l);
+}
+
 int main(void)
 {
 	test_large_reversed();
@@ -235,5 +277,6 @@ int main(void)
 	test_fill_tgids();
 	test_vcpu_of_comm();
 	test_learned_comms();
+	test_learn_page();
 	return test_summary("test_procmap");
 }

@@ -24,6 +24,7 @@
 #include "exit-types.h"
 #include "feed.h"
 #include "file.h"
+#include "fixture.h"
 #include "harness.h"
 #include "lanes.h"
 #include "output.h"
@@ -934,9 +935,9 @@ static void test_walker(void)
 	CHECK(ring_next(&c, &r) == 1 && r.ts == 100 + (1ULL << 30) + 7 && r.size == 16,
 	      "padding delta counts: ts %llu", (unsigned long long)r.ts);
 	CHECK(ring_next(&c, &r) == 0, "end of page");
-	CHECK(ring_count(p.b, PAGE, 8, &info) == 0 && info.events == 2 && info.missed == 77 &&
+	CHECK(ringenc_count(p.b, PAGE, 8, &info) == 0 && info.events == 2 && info.missed == 77 &&
 		  info.missed_known,
-	      "ring_count agrees");
+	      "ringenc_count agrees");
 	CHECK(ring_open(&c, p.b, 15, 8) < 0, "page shorter than its header");
 	CHECK(ring_open(&c, p.b, PAGE, 6) < 0, "bad long size");
 }
