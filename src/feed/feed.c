@@ -179,6 +179,16 @@ static __attribute__((noinline)) void went_back(struct feed *f, struct order *o,
 		o->replay = true;
 }
 
+/* A detail skipped at ts on thread tid: counted, in the span, kept for a replay. */
+static inline __attribute__((always_inline)) void skip_one(struct feed *f, struct order *o,
+							   uint64_t ts, int32_t tid)
+{
+	o->skip_ts = ts;
+	o->skip_tid = tid;
+	f->c.kvm++;
+	span(f, in_ns(f, ts));
+}
+
 /*
  * An event no one reads further (see the top of this file): counted, its
  * time in the span, and true. o: its source's order.
@@ -194,10 +204,7 @@ static inline __attribute__((always_inline)) bool skipped(struct feed *f, struct
 			o->skip_tid = 0; /* pair/ sees this one, later than the detail: no replay */
 		return false;
 	}
-	o->skip_ts = ev->ts;
-	o->skip_tid = ev->tid;
-	f->c.kvm++;
-	span(f, in_ns(f, ev->ts));
+	skip_one(f, o, ev->ts, ev->tid);
 	return true;
 }
 
@@ -221,10 +228,8 @@ static inline __attribute__((always_inline)) bool skip_raw(struct feed *f, struc
 	    r->ts < o->last_ts)
 		return false;
 	memcpy(&tid, (const unsigned char *)r->data + f->pid_off, sizeof(tid));
-	o->last_ts = o->skip_ts = r->ts;
-	o->skip_tid = tid;
-	f->c.kvm++;
-	span(f, in_ns(f, r->ts));
+	o->last_ts = r->ts;
+	skip_one(f, o, r->ts, tid);
 	return true;
 }
 
