@@ -256,12 +256,25 @@ if [ -n "${LOSS_ARGS:-}" ]; then
 		rm -f /tmp/loss.dat
 	done
 	# -d 3 while another CPU keeps filling pages, without and with a command.
+	# The workload starts once record traces: on ppc64-pr a running PR vCPU
+	# holds up record's setup (an RCU grace period, see tests/lab/README.md)
+	# until it ends, and a workload started first left the window empty
+	# (0 events, 2026-12-03).
 	# shellcheck disable=SC2086
-	g exitgen $LOSS_ARGS --seconds 8 >deadline.bg.exitgen 2>&1 &
+	g exitgen $LOSS_ARGS --seconds 8 --start-on-usr1 >deadline.bg.exitgen 2>&1 &
 	bg=$!
-	sleep 0.5
 	t0=$(ms)
-	g kvm-exitstat record -a -d 3 -o /tmp/d.dat >deadline.a.out 2>deadline.a.err
+	g kvm-exitstat record -a -d 3 -o /tmp/d.dat >deadline.a.out 2>deadline.a.err &
+	rec=$!
+	wait_instance
+	# exitgen's own pid ($bg is g's subshell): from its first line
+	i=0
+	while ! grep -q '^exitgen: pid' deadline.bg.exitgen && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -USR1 "$(sed -n 's/^exitgen: pid \([0-9]*\).*/\1/p' deadline.bg.exitgen)"
+	wait $rec
 	echo "$? $(($(ms) - t0))" >deadline.a.rc
 	cp /tmp/d.dat deadline.a.dat
 	wait $bg
