@@ -100,6 +100,16 @@ wait_instance() {
 	return 1
 }
 
+# eg_pid OUT: exitgen's pid from its first line in OUT, once it is there (at most 10 s).
+eg_pid() {
+	i=0
+	while ! grep -q '^exitgen: pid' "$1" && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sed -n 's/^exitgen: pid \([0-9]*\).*/\1/p' "$1"
+}
+
 # views W: every report of W.dat the checks read.
 views() {
 	w=$1
@@ -159,11 +169,7 @@ top_once() {
 	[ ! -d $T/events/${E%%/*} ] || echo 1 >$keys/events/${E%%/*}/enable
 	timeout -s KILL 120 exitgen "$@" --seconds 60 >$w.once.exitgen 2>&1 &
 	ep=$!
-	i=0
-	while ! grep -q '^exitgen: pid' $w.once.exitgen && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	eg_pid $w.once.exitgen >/dev/null
 	g kvm-exitstat top --once -d 1 --source exits >$w.once.txt 2>$w.once.err
 	echo $? >$w.once.rc
 	kill -TERM $ep
@@ -267,13 +273,7 @@ if [ -n "${LOSS_ARGS:-}" ]; then
 	g kvm-exitstat record -a -d 3 -o /tmp/d.dat >deadline.a.out 2>deadline.a.err &
 	rec=$!
 	wait_instance
-	# exitgen's own pid ($bg is g's subshell): from its first line
-	i=0
-	while ! grep -q '^exitgen: pid' deadline.bg.exitgen && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill -USR1 "$(sed -n 's/^exitgen: pid \([0-9]*\).*/\1/p' deadline.bg.exitgen)"
+	kill -USR1 "$(eg_pid deadline.bg.exitgen)" # $bg is g's subshell
 	wait $rec
 	echo "$? $(($(ms) - t0))" >deadline.a.rc
 	cp /tmp/d.dat deadline.a.dat
