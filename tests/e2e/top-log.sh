@@ -48,17 +48,14 @@ check "CSV: timestamps and --times cells ($(cat "$TMP/out"))" grep -q '^ok ' "$T
 "$EXITGEN" --io 30000 --seconds 2 --start-on-usr1 >"$TMP/eg2.out" 2>&1 &
 E=$!
 wait_line "$TMP/eg2.out" '^exitgen: pid'
-timeout 60 "$KES" top -l --times -d 0.5 -p "$E" >"$TMP/log.txt" 2>"$TMP/log2.err" &
-T=$!
-wait_traced "$E"
+observe_start "$E" timeout 60 "$KES" top -l --times -d 0.5 -p "$E" >"$TMP/log.txt" 2>"$TMP/log2.err"
 # A log shows reasons only: no detail event is traced (on an x86 VMM's trace
 # most records are details), the exit and entry events are.
 I=$(grep -lx "$E" "$INSTANCES"/kvm-exitstat-*/set_event_pid | head -1)
 I=${I%/set_event_pid}
 eq "-l: kvm_pio is not traced" "$(cat "$I/events/kvm/kvm_pio/enable" 2>&1)" 0
 eq "-l: kvm_exit is" "$(cat "$I/events/kvm/kvm_exit/enable" 2>&1)" 1
-kill -USR1 "$E"
-wait $T
+observe_end
 eq "-l --times: exit status" $? 0
 wait $E
 check "text: every line's time has milliseconds" \

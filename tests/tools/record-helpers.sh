@@ -66,14 +66,22 @@ wait_traced() {
 # observe EXITGEN-PID CMD...: CMD (top, record) in the background; the exitgen,
 # started with --start-on-usr1, makes its exits once CMD traces it (a fixed
 # --start-delay ran out on loaded CI machines); CMD's exit status.
-observe() {
+# observe_start and observe_end are its halves, for a test that looks at
+# CMD's instance in between.
+observe_start() {
 	_e=$1
 	shift
 	"$@" &
 	_o=$!
 	wait_traced "$_e"
+}
+observe_end() {
 	kill -USR1 "$_e"
 	wait "$_o"
+}
+observe() {
+	observe_start "$@"
+	observe_end
 }
 
 # A second KVM user that the filter must keep out: its events, leaked, would
