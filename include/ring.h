@@ -139,4 +139,49 @@ RING_INLINE int ring_next(struct ring_cur *c, struct ring_rec *r)
 	return ring_next_slow(c, r);
 }
 
+/*
+ * Steps over the run of small data records that comes next on the page and
+ * that the caller drops unread: those whose common_type (the payload's first
+ * u16) is at most lim with min_size[type] nonzero and at most the payload's
+ * size. Their time deltas add to c->ts as ring_next()'s would. It stops
+ * before any other record, at the end of the page, and at once on the page's
+ * first record (ring_next() hands that one the page's loss count). Returns
+ * how many it stepped over; when some, *first and *last are the first's time
+ * and the last's payload (c->ts is the last's time). One loop with the
+ * cursor in registers: most records of a userspace-exit trace are such
+ * details, and each cost a ring_next(), a record copy and the caller's
+ * checks before.
+ */
+RING_INLINE uint32_t ring_skip(struct ring_cur *c, const uint32_t *min_size, int lim,
+			       uint64_t *first, const unsigned char **last)
+{
+	const unsigned char *d = c->data, *at = NULL;
+	uint32_t off = c->off, end = c->size, n = 0;
+	uint32_t ntypes = lim < 0 ? 0 : (uint32_t)lim + 1;
+	uint64_t ts = c->ts, ts0 = 0;
+
+	if (!off)
+		return 0;
+	/* locals only in the loop: a store through first or last could alias the cursor */
+	while (off + 8 <= end) {
+		uint32_t h = ring_u32(d + off), len = (h & 31) * 4;
+		uint16_t type;
+
+		if (!len || len > 28 * 4 || off + 4 + len > end)
+			break;
+		memcpy(&type, d + off + 4, sizeof(type));
+		if (type >= ntypes || !min_size[type] || len < min_size[type])
+			break;
+		ts += h >> 5;
+		ts0 = n++ ? ts0 : ts;
+		at = d + off + 4;
+		off += 4 + len;
+	}
+	c->off = off;
+	c->ts = ts;
+	*first = ts0;
+	*last = at;
+	return n;
+}
+
 #endif

@@ -233,6 +233,32 @@ static inline __attribute__((always_inline)) bool skip_raw(struct feed *f, struc
 	return true;
 }
 
+/*
+ * After skip_raw() skipped one: the rest of the run of such details on the
+ * page, in one loop (ring_skip()), with the counts, span and order that
+ * skip_raw() one by one would leave. Their times need no check against the
+ * lane's last: they follow the one skip_raw() checked, on the same page,
+ * where ring_skip() only adds deltas. Callgrind, report of the 1 M-event
+ * recording (runs of three kvm_emulate_insn and a kvm_pio): 229.8 -> 225.6 M
+ * instructions.
+ */
+static inline __attribute__((always_inline)) void skip_run(struct feed *f, struct lane *l)
+{
+	uint64_t first;
+	const unsigned char *last;
+	uint32_t n = ring_skip(&l->cur, f->detail_size, f->detail_lim, &first, &last);
+	int32_t tid;
+
+	if (!n)
+		return;
+	l->records += n;
+	f->c.kvm += n - 1; /* and skip_one()'s */
+	span(f, in_ns(f, first));
+	memcpy(&tid, last + f->pid_off, sizeof(tid));
+	l->ord.last_ts = l->cur.ts;
+	skip_one(f, &l->ord, l->cur.ts, tid);
+}
+
 /* A record: its event the head (1), or none (0). */
 static inline __attribute__((always_inline)) int take(struct feed *f, struct lane *l,
 							const struct ring_rec *r)
@@ -281,8 +307,10 @@ static int advance(struct feed *f, struct lane *l, char *e, size_t n)
 			l->has_pend = true;
 			return loss_head(l, r.ts);
 		}
-		if (f->skip_details && skip_raw(f, &l->ord, &r))
+		if (f->skip_details && skip_raw(f, &l->ord, &r)) {
+			skip_run(f, l); /* details come in runs: kvm_emulate_insn, then kvm_pio */
 			continue;
+		}
 		if (take(f, l, &r))
 			return 1;
 	}

@@ -939,6 +939,37 @@ static void test_walker(void)
 		  info.missed_known,
 	      "ringenc_count agrees");
 	CHECK(ring_open(&c, p.b, 15, 8) < 0, "page shorter than its header");
+
+	/* ring_skip(): types 2 and 3 are details of at least 8 and 12 bytes */
+	static const uint32_t min_size[4] = {0, 0, 8, 12};
+	uint64_t first = 0;
+	const unsigned char *last = NULL;
+
+	page_init(&p, 100);
+	rec_event(&p, 1, 1, 7, (const uint32_t[]){0}, 0); /* 101: not a detail */
+	rec_event(&p, 2, 2, 7, (const uint32_t[]){0}, 0); /* 103 */
+	rec_event(&p, 3, 3, 8, (const uint32_t[]){5}, 1); /* 106 */
+	rec_event(&p, 4, 3, 9, (const uint32_t[]){0}, 0); /* 110: too short for type 3 */
+	rec_event(&p, 5, 2, 7, (const uint32_t[]){0}, 0); /* 115 */
+	rec_extend(&p, 1000);
+	rec_event(&p, 1, 2, 7, (const uint32_t[]){0}, 0); /* 1116 */
+	page_commit(&p, 0, 0);
+	CHECK(ring_open(&c, p.b, PAGE, 8) == 0 && ring_skip(&c, min_size, 3, &first, &last) == 0,
+	      "ring_skip: not at the page's first record");
+	CHECK(ring_next(&c, &r) == 1 && r.ts == 101, "ring_skip: first record %llu",
+	      (unsigned long long)r.ts);
+	CHECK(ring_skip(&c, min_size, 3, &first, &last) == 2 && first == 103 && c.ts == 106 &&
+		  last && last[0] == 3 && last[4] == 8,
+	      "ring_skip: a run of 2 from 103 to %llu (first %llu)", (unsigned long long)c.ts,
+	      (unsigned long long)first);
+	CHECK(ring_skip(&c, min_size, 3, &first, &last) == 0 && ring_next(&c, &r) == 1 &&
+		  r.ts == 110,
+	      "ring_skip: stops before a short one (%llu)", (unsigned long long)r.ts);
+	CHECK(ring_skip(&c, min_size, 2, &first, &last) == 1 && first == 115 &&
+		  ring_skip(&c, min_size, 3, &first, &last) == 0,
+	      "ring_skip: one, then stops at a time extend");
+	CHECK(ring_next(&c, &r) == 1 && r.ts == 1116 && ring_skip(&c, min_size, -1, &first, &last) == 0,
+	      "ring_skip: the walk goes on (%llu); lim -1: none", (unsigned long long)r.ts);
 	CHECK(ring_open(&c, p.b, PAGE, 6) < 0, "bad long size");
 }
 
