@@ -34,6 +34,8 @@ const char *decode_error(const struct decoder *d);
 uint64_t decode_unknown_ids(const struct decoder *d, int *first);
 /* Records decoded so far shorter than the fields their format says they have. */
 uint64_t decode_short_records(const struct decoder *d);
+/* Adds the unknown-id and short-record counts of from, a decoder of other lanes of the file. */
+void decode_add_counts(struct decoder *d, const struct decoder *from);
 /*
  * need false: no view reads a detail event's fields (sub-key, flag, value,
  * vcpu: no --by-sub, --buckets, --slowest or --vcpu), so decode_rec() gives

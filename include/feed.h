@@ -20,6 +20,7 @@
 #ifndef KES_FEED_H
 #define KES_FEED_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,13 @@ struct feed_opts {
 	 * record that starts the page (trace.dat files: byte-identical reports).
 	 */
 	bool page_losses;
+	/*
+	 * One of two feeds over one file's lanes (pipeline/split.c), NULL: the
+	 * one feed. feed_run() gives up ("stopped", -1) at the next page once
+	 * *stop is nonzero, and sets it itself at a loss marker or a lane whose
+	 * time goes back: only one feed over all the lanes places those right.
+	 */
+	atomic_int *stop;
 };
 
 /* What the feed saw, over every lane. */

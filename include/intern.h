@@ -2,8 +2,8 @@
 /*
  * intern() returns a pointer that stays valid until the process exits and is
  * equal for equal strings, so exit names can be compared and hashed by
- * pointer. Never free it. Not thread-safe: only the thread that drives a
- * pipeline interns.
+ * pointer. Never free it. Thread-safe (a lock: report's split decodes on
+ * two threads).
  */
 #ifndef KES_INTERN_H
 #define KES_INTERN_H

@@ -45,6 +45,8 @@ void pair_set_outliers(struct pair *p, struct stats_outliers *exits,
 		       struct stats_outliers *uexits);
 /* Count each exit under namer()'s name instead of its reason. */
 void pair_set_namer(struct pair *p, pair_namer_fn fn, void *arg);
+/* fn(arg, tid) once per thread, when an event of it first comes (a split's owner check). */
+void pair_set_thread_hook(struct pair *p, void (*fn)(void *arg, int32_t tid), void *arg);
 /* Does a view read detail events' fields (sub-keys, bucket names, outliers)? */
 bool pair_reads_details(const struct pair *p);
 void pair_event(struct pair *p, const struct kes_event *ev);

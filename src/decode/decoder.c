@@ -528,6 +528,19 @@ uint64_t decode_short_records(const struct decoder *d)
 	return d->short_records;
 }
 
+void decode_add_counts(struct decoder *d, const struct decoder *from)
+{
+	if (from->unknown && (!d->unknown || from->first_unknown_ts < d->first_unknown_ts ||
+			      (from->first_unknown_ts == d->first_unknown_ts &&
+			       from->first_unknown_cpu < d->first_unknown_cpu))) {
+		d->first_unknown = from->first_unknown;
+		d->first_unknown_ts = from->first_unknown_ts;
+		d->first_unknown_cpu = from->first_unknown_cpu;
+	}
+	d->unknown += from->unknown;
+	d->short_records += from->short_records;
+}
+
 static const struct exit_bind *pick_exit(const struct decoder *d, const struct bind *b,
 					 const void *data, int size)
 {

@@ -130,13 +130,23 @@ static int loss_head(struct lane *l, uint64_t ts)
 	return 1;
 }
 
+/* A split's feeds stop together (feed_opts.stop). */
+static void stop_split(struct feed *f)
+{
+	if (f->o.stop)
+		atomic_store_explicit(f->o.stop, 1, memory_order_relaxed);
+}
+
 /* Opens the lane's next page: 1, 0 (none), -1. With page_losses, a flagged page is a loss head. */
 static int next_page(struct feed *f, struct lane *l, char *e, size_t n)
 {
 	const void *page;
 	size_t len;
-	int rc = l->src->next(l->src, &page, &len, &l->pos, e, n);
+	int rc;
 
+	if (f->o.stop && atomic_load_explicit(f->o.stop, memory_order_relaxed))
+		return err_buf(e, n, "stopped");
+	rc = l->src->next(l->src, &page, &len, &l->pos, e, n);
 	if (rc <= 0)
 		return rc;
 	if (ring_open(&l->cur, page, len, l->src->long_size) < 0)
@@ -175,6 +185,7 @@ static __attribute__((noinline)) void went_back(struct feed *f, struct order *o,
 						const struct kes_event *ev)
 {
 	f->ordered = f->skip_details = false;
+	stop_split(f);
 	if (ev->tid == o->skip_tid && ev->ts < o->skip_ts)
 		o->replay = true;
 }
@@ -328,6 +339,7 @@ HEAP_DEFINE_SIFT_DOWN(sift_down, struct lane, before)
 static void lose(struct feed *f)
 {
 	f->c.gaps++;
+	stop_split(f);
 	pair_lost(f->o.p);
 }
 

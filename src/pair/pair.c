@@ -102,6 +102,8 @@ struct pair {
 	 * last was a hash lookup (half the events of such a trace).
 	 */
 	struct thread *on_cpu[PAIR_CPU_CACHE];
+	void (*thread_hook)(void *arg, int32_t tid);
+	void *thread_hook_arg;
 };
 
 static void details_used(struct pair *p)
@@ -143,6 +145,12 @@ void pair_set_namer(struct pair *p, pair_namer_fn fn, void *arg)
 	details_used(p);
 }
 
+void pair_set_thread_hook(struct pair *p, void (*fn)(void *arg, int32_t tid), void *arg)
+{
+	p->thread_hook = fn;
+	p->thread_hook_arg = arg;
+}
+
 void pair_free(struct pair *p)
 {
 	if (!p)
@@ -182,6 +190,8 @@ static __attribute__((noinline)) struct thread *thread_find(struct pair *p, int3
 	*t = (struct thread){.tid = tid};
 	t->x.vcpu = t->u.vcpu = -1;
 	p->used++;
+	if (p->thread_hook)
+		p->thread_hook(p->thread_hook_arg, tid);
 	return p->last = t;
 }
 

@@ -190,6 +190,7 @@ struct ctx {
 	struct pair *p;
 	struct feed *f;		    /* the input's events, to pair/ (input_feed()) */
 	struct feed_counts fc;	    /* what it saw, once it is done */
+	struct pair_counts split_pc; /* a split's pairs' (split_lanes()), c->p's aside */
 	struct tallies tally;	    /* trace.dat: records and page losses per CPU */
 	struct tep_handle *tep;	    /* trace.dat: the thread names of saved_cmdlines */
 	const struct procmap *pm;   /* this input's thread map (record's), or NULL */
@@ -340,13 +341,19 @@ static void input_feed(struct ctx *c, const struct text_ts_unit *unit)
 	c->f = feed_new(&fo);
 }
 
+/* What the feed saw (c->fc) into the input's counts. */
+static void feed_seen(struct ctx *c)
+{
+	c->r->kvm_events += c->fc.kvm;
+	if (!c->r->isa)
+		c->r->isa = c->fc.isa;
+}
+
 /* The feed done: what it saw, in c->fc and the input's counts. */
 static void input_feed_end(struct ctx *c)
 {
 	feed_counts(c->f, &c->fc);
-	c->r->kvm_events += c->fc.kvm;
-	if (!c->r->isa)
-		c->r->isa = c->fc.isa;
+	feed_seen(c);
 	feed_free(c->f);
 	c->f = NULL;
 }
@@ -370,13 +377,47 @@ static int feed_lanes(struct ctx *c, struct ring_lane **lanes, size_t n, char *e
 	return ret;
 }
 
+/* Does a view read detail events' fields (decode_need_details())? */
+static bool details_needed(const struct input_opts *o)
+{
+	return o->with_sub || o->buckets || o->outliers[0] || o->outliers[1] || o->vcpu >= 0;
+}
+
+/*
+ * The lanes on two threads (split.c), for a view that reads no details and
+ * filters nothing: 1 done, 0 not tried, -1 given up (the lanes used up).
+ */
+static int split(struct ctx *c, struct tracedat *td, struct ring_lane **lanes, size_t n)
+{
+	const struct input_opts *o = c->o;
+	struct split_in in = {tracedat_tep(td), o->types, c->dat_unit, c->d,
+			      c->r->exits, c->r->uexits, &c->tally};
+	struct split_out out;
+
+	if (c->filtered || details_needed(o) || o->timeline[0] || o->timeline[1])
+		return 0;
+	if (!split_lanes(&in, lanes, n, &out))
+		return -1;
+	c->fc = out.fc;
+	c->split_pc = out.pc;
+	feed_seen(c);
+	return 1;
+}
+
 /* The records, through the feed: the fast path's lanes, else libtracecmd's one by one. */
 static int read_tracedat(struct tracedat *td, struct ctx *c, char *e, size_t elen)
 {
 	struct ring_lane **lanes;
 	size_t n;
 	int ret = tracedat_lanes(td, &lanes, &n, e, elen);
+	int s = ret > 0 ? split(c, td, lanes, n) : 0;
 
+	if (s > 0) {
+		c->r->events += c->fc.records;
+		return 0;
+	}
+	if (s < 0) /* fresh lanes for the one feed */
+		ret = tracedat_lanes(td, &lanes, &n, e, elen);
 	input_feed(c, c->dat_unit);
 	if (ret > 0)
 		ret = feed_lanes(c, lanes, n, e, elen);
@@ -524,12 +565,6 @@ static void dat_clock(struct ctx *c, const char *path, const struct tracedat_inf
 		   "TSC2NSEC conversion): times are in ticks; --ts-unit says what one is (ns, "
 		   "us, 2100MHz, ...)",
 		   path, info->clock);
-}
-
-/* Does a view read detail events' fields (decode_need_details())? */
-static bool details_needed(const struct input_opts *o)
-{
-	return o->with_sub || o->buckets || o->outliers[0] || o->outliers[1] || o->vcpu >= 0;
 }
 
 static int load_tracedat(int fd, const char *path, struct ctx *c)
@@ -805,6 +840,8 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 		ret = load_text(fd, path, &c);
 	pair_finish(c.p);
 	pair_get_counts(c.p, &pc);
+	pc.untimed += c.split_pc.untimed;
+	pc.backwards += c.split_pc.backwards;
 	r->unpaired += pc.untimed;
 	r->ts_backwards += pc.backwards;
 	if (pc.backwards)

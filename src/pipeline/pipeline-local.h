@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "event.h"
+#include "feed.h"
 #include "pipeline.h"
 #include "source.h"
 
@@ -45,6 +46,32 @@ void tallies_free(struct tallies *t);
  */
 int tallies_check(const struct tallies *t, const struct tracedat_info *info, const char *path,
 		  struct input_result *r);
+
+/* split_lanes()'s inputs: what each half builds its feed of, and where its results go. */
+struct split_in {
+	struct tep_handle *tep;
+	const struct exit_types *types;
+	const struct text_ts_unit *ts_unit;
+	struct decoder *d; /* the file's: gets the halves' decode counts */
+	struct stats_table *exits, *uexits;
+	struct tallies *tally;
+};
+
+struct split_out {
+	struct feed_counts fc; /* as the one feed's */
+	struct pair_counts pc; /* the halves' pairs', finished */
+};
+
+/*
+ * One trace.dat's lanes through two feeds on two threads (split.c), for a
+ * view that reads no details and filters nothing. 1: done as the one feed
+ * would have, the rows in exits and uexits, the counts in *out and tally;
+ * 0: not done (one CPU, one lane, a thread that moved between the halves, a
+ * loss, time that went back, an error), nothing changed, and the lanes are
+ * used up (ask the file for them again).
+ */
+int split_lanes(const struct split_in *in, struct ring_lane **lanes, size_t n,
+		struct split_out *out);
 
 /*
  * A perf.data file open on fd, as `perf script` prints it: an fd of that

@@ -2,11 +2,15 @@
 /*
  * String interning: exit names are compared and hashed by pointer on the hot
  * path. An open-addressing table that only grows; strings live until exit.
- * Not thread-safe: one thread at a time interns (serve's HTTP threads never
- * do: they send pages the collector rendered). Each string is its own
+ * One lock around it: report's split (pipeline/split.c) decodes on two
+ * threads, and a name met the first time (an exit reason with flag bits, an
+ * unknown one) is interned there; everything else interns while parsing,
+ * on one thread, where an uncontended lock costs nothing that shows. serve's
+ * HTTP threads never intern. Each string is its own
  * allocation, so a grow of the table never moves one: a pointer handed out
  * stays valid.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -15,6 +19,7 @@
 
 static const char **slots;
 static size_t nslots, used;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t hash(const char *s, size_t len)
 {
@@ -43,7 +48,7 @@ static void grow(void)
 	nslots = n;
 }
 
-const char *intern_n(const char *s, size_t len)
+static const char *find_or_add(const char *s, size_t len)
 {
 	if (2 * (used + 1) > nslots)
 		grow();
@@ -57,6 +62,16 @@ const char *intern_n(const char *s, size_t len)
 	slots[i] = copy;
 	used++;
 	return copy;
+}
+
+const char *intern_n(const char *s, size_t len)
+{
+	const char *r;
+
+	pthread_mutex_lock(&lock);
+	r = find_or_add(s, len);
+	pthread_mutex_unlock(&lock);
+	return r;
 }
 
 const char *intern(const char *s)

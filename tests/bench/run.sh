@@ -40,7 +40,7 @@ echo "$CSV_COLUMNS" >"$CSV"
 for g in $BENCH_GROUPS; do
 	echo
 	case $g in
-	stages) REPORT_NS=$(awk -F, '$1 == "report" && $2 == "1M" && $4 == "report" { print $11 }' "$CSV") \
+	stages) REPORT_NS=$(awk -F, '$1 == "report" && $2 == "1M" && $4 == "one-thread" { print $11 }' "$CSV") \
 		sh tests/bench/stages.sh ;;
 	*) sh "tests/bench/$g.sh" ;;
 	esac || echo "(benchmark $g failed: rc $?)"

@@ -3,7 +3,8 @@
 # instruction counts from callgrind (exact and repeatable on a noisy
 # machine, unlike timers) on the 1 M-event recording of the report group:
 # Ir per event for each stage, its share, and that share of the report
-# group's measured CPU per event (REPORT_NS, when run.sh passes it). That
+# group's measured CPU per event on one thread (REPORT_NS, when run.sh
+# passes it: the one-thread row). That
 # estimate assumes every instruction costs the same, which cache misses
 # (the page walk's first touch of each line) make untrue: Ir is the exact
 # figure, est_ns/event the rough one. The libtracecmd probe that report
@@ -34,7 +35,9 @@ command -v valgrind >/dev/null || { echo "stages bench: needs valgrind (make dep
 f=$(recording "$STAGE_SIZE") || { echo "stages bench: no recording"; exit 0; }
 ev=$(cat "$f.events")
 out=$BENCH_DIR/callgrind.out
-valgrind --tool=callgrind --callgrind-out-file="$out" "$KES" report -i "$f" -f csv \
+# one thread (KES_THREADS=1): the one feed's stages, as before the split (whose
+# halves, with one lane each on this machine's two CPUs, merge nothing)
+KES_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$out" "$KES" report -i "$f" -f csv \
 	>/dev/null 2>"$BENCH_DIR/callgrind.log" || { echo "stages bench: valgrind failed"; exit 0; }
 
 echo "stages of report (callgrind Ir: instructions, exact, 1 run; ${STAGE_SIZE}M-event recording, $ev events)"

@@ -16,6 +16,7 @@
  * passes fresh recordings and trace-cmd conversions).
  * Runs from the source tree root (make check).
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@
 #include "source.h"
 #include "stats.h"
 #include "input/tracedat-local.h"
+#include "pipeline/pipeline-local.h"
 
 #define X86  "tests/fixtures/formats/x86"
 #define PAGE 4096
@@ -733,6 +735,164 @@ static void test_skip_details(const struct meta *m)
 	}
 }
 
+/* ---- report's split: the lanes through two feeds on two threads, or not at all ---- */
+
+/* An IO exit of thread pid d ns after the record before, timed took ns (its pio halfway). */
+static void io_cycle(struct page *p, uint32_t d, int32_t pid, uint32_t took)
+{
+	rec_event(p, d, 42, pid, (const uint32_t[]){2, 0}, 2);
+	rec_event(p, took / 2, 110, pid, (const uint32_t[]){1, 0x3f8, 1, 1, 0}, 5);
+	rec_event(p, took - took / 2, 37, pid, (const uint32_t[]){1}, 1);
+}
+
+struct made {
+	int done;
+	struct sums sm;
+	struct pair_counts pc;
+	struct feed_counts fc;
+	uint64_t found[2]; /* records per CPU in the tallies */
+	size_t rows;	   /* of both tables */
+};
+
+static void count_row(const struct stats_key *k, const struct stats_acc *a, void *arg)
+{
+	(void)k;
+	(void)a;
+	++*(size_t *)arg;
+}
+
+/* path through split_lanes(), as report's load.c calls it. */
+static void split_file(const char *path, struct made *m)
+{
+	char e[256];
+	struct tracedat *td = tracedat_open(path, e, sizeof(e));
+	struct ring_lane **lanes;
+	size_t n;
+	struct tallies t = {0};
+	struct split_out out;
+
+	memset(m, 0, sizeof(*m));
+	CHECK(td && tracedat_set_fast(td, true) && tracedat_lanes(td, &lanes, &n, e, sizeof(e)) > 0,
+	      "%s: lanes: %s", path, e);
+	if (!td)
+		return;
+	struct stats_table *x = stats_table_new(), *u = stats_table_new();
+	struct decoder *d = decode_new(tracedat_tep(td), &types);
+	struct split_in in = {tracedat_tep(td), &types, NULL, d, x, u, &t};
+
+	m->done = split_lanes(&in, lanes, n, &out);
+	if (m->done) {
+		m->pc = out.pc;
+		m->fc = out.fc;
+	}
+	stats_table_foreach(u, add_row, &m->sm);
+	stats_table_foreach(x, count_row, &m->rows);
+	stats_table_foreach(u, count_row, &m->rows);
+	for (int c = 0; c < 2; c++)
+		m->found[c] = (size_t)c < t.n ? t.cpu[c].found : 0;
+	tallies_free(&t);
+	decode_free(d);
+	stats_table_free(x);
+	stats_table_free(u);
+	tracedat_close(td);
+}
+
+/* Not split: nothing in the tables or the tallies. */
+static void check_not_split(const char *path, const char *why)
+{
+	struct made m;
+
+	split_file(path, &m);
+	CHECK(!m.done && !m.rows && !m.found[0] && !m.found[1],
+	      "%s: not split (done %d, %zu rows, %llu/%llu records tallied)", why, m.done, m.rows,
+	      (unsigned long long)m.found[0], (unsigned long long)m.found[1]);
+}
+
+/*
+ * Thread 500 on CPU 0: exits at 1000 (20 ns) and 2000 (30 ns); thread 501 on
+ * CPU 1: at 1500 (40 ns) and 2500 (10 ns); worked out here by hand. Then
+ * the cases a split must refuse, each of which the one feed handles: a
+ * thread that moves to the other CPU, a loss, a CPU whose time goes back.
+ */
+static void test_split(const struct meta *mt)
+{
+	static struct page pg[2];
+	int cpu01[2] = {0, 1};
+	struct made m;
+	struct pair_counts pc;
+	struct sums sm;
+	struct feed_counts fc;
+	cpu_set_t set;
+	bool two = sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2;
+
+	page_init(&pg[0], 1000);
+	io_cycle(&pg[0], 0, 500, 20);	/* 1000-1020 */
+	io_cycle(&pg[0], 980, 500, 30); /* 2000-2030 */
+	page_commit(&pg[0], 0, 0);
+	page_init(&pg[1], 1500);
+	io_cycle(&pg[1], 0, 501, 40);	/* 1500-1540 */
+	io_cycle(&pg[1], 960, 501, 10); /* 2500-2510 */
+	page_commit(&pg[1], 0, 0);
+	CHECK(write_dat_n(tmp("split.dat"), mt, 2, 2, pg, cpu01, 2) == 0, "write split.dat");
+	split_file(tmp("split.dat"), &m);
+	if (!two) {
+		CHECK(!m.done, "one CPU to run on: not split");
+	} else {
+		CHECK(m.done == 1, "two threads on two CPUs: split");
+		CHECK(m.sm.count == 4 && m.sm.sum == 100 && m.sm.untimed == 0,
+		      "split: %llu timed in %llu ns, %llu untimed (want 4, 100, 0)",
+		      (unsigned long long)m.sm.count, (unsigned long long)m.sm.sum,
+		      (unsigned long long)m.sm.untimed);
+		/* in the guest 1020-2000 and 1540-2500 */
+		CHECK(m.sm.guest_count == 2 && m.sm.guest_sum == 1940,
+		      "split: %llu in the guest, %llu ns (want 2, 1940)",
+		      (unsigned long long)m.sm.guest_count, (unsigned long long)m.sm.guest_sum);
+		CHECK(m.fc.records == 12 && m.fc.kvm == 12 && m.fc.exits == 4 &&
+			  m.fc.ts_first == 1000 && m.fc.ts_last == 2510 && m.found[0] == 6 &&
+			  m.found[1] == 6 && m.pc.uexits == 4 && m.pc.untimed == 0,
+		      "split: %llu records, %llu events, %llu exits, %llu-%llu, %llu+%llu per CPU",
+		      (unsigned long long)m.fc.records, (unsigned long long)m.fc.kvm,
+		      (unsigned long long)m.fc.exits, (unsigned long long)m.fc.ts_first,
+		      (unsigned long long)m.fc.ts_last, (unsigned long long)m.found[0],
+		      (unsigned long long)m.found[1]);
+		feed_file(tmp("split.dat"), VIA_LANES, &pc, &sm, &fc);
+		CHECK(sm.count == m.sm.count && sm.sum == m.sm.sum &&
+			  sm.guest_sum == m.sm.guest_sum && fc.kvm == m.fc.kvm,
+		      "the one feed agrees: %llu timed in %llu ns", (unsigned long long)sm.count,
+		      (unsigned long long)sm.sum);
+		setenv("KES_THREADS", "1", 1);
+		check_not_split(tmp("split.dat"), "KES_THREADS=1");
+		unsetenv("KES_THREADS");
+	}
+
+	/* thread 500's second exit on CPU 1: only the one order pairs it */
+	page_init(&pg[1], 1500);
+	io_cycle(&pg[1], 0, 501, 40);
+	io_cycle(&pg[1], 1000, 500, 10); /* 2540 */
+	page_commit(&pg[1], 0, 0);
+	page_init(&pg[0], 1000);
+	io_cycle(&pg[0], 0, 500, 20);
+	page_commit(&pg[0], 0, 0);
+	CHECK(write_dat_n(tmp("split2.dat"), mt, 2, 2, pg, cpu01, 2) == 0, "write split2.dat");
+	check_not_split(tmp("split2.dat"), "a thread on both CPUs");
+
+	/* a loss on CPU 1: pair_lost() would forget thread 500's open exit too */
+	page_init(&pg[1], 1500);
+	io_cycle(&pg[1], 0, 501, 40);
+	page_commit(&pg[1], RING_MISSING_EVENTS | RING_MISSING_STORED, 3);
+	CHECK(write_dat_n(tmp("split3.dat"), mt, 2, 2, pg, cpu01, 2) == 0, "write split3.dat");
+	check_not_split(tmp("split3.dat"), "a loss");
+
+	/* CPU 1's clock goes back: the one feed stops skipping details on every CPU */
+	page_init(&pg[1], 1500);
+	io_cycle(&pg[1], 0, 501, 40);
+	rec_stamp(&pg[1], 1200);
+	io_cycle(&pg[1], 0, 501, 10);
+	page_commit(&pg[1], 0, 0);
+	CHECK(write_dat_n(tmp("split4.dat"), mt, 2, 2, pg, cpu01, 2) == 0, "write split4.dat");
+	check_not_split(tmp("split4.dat"), "time going back");
+}
+
 static int copy_file(const char *from, const char *to, long cut)
 {
 	char *buf;
@@ -1008,6 +1168,7 @@ int main(int argc, char **argv)
 	test_rules(&m);
 	test_merge(&m);
 	test_skip_details(&m);
+	test_split(&m);
 	test_corrupt();
 	test_fallback();
 	free_meta(&m);

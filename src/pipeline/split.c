@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A trace.dat's lanes on two threads (issue 12: report on both cores). Each
+ * thread runs a whole feed (walk, decode, order, pair, stats) over half the
+ * CPUs, into tables of its own, which are merged at the end: statistics merge
+ * bit for bit in any order (stats.h). That is the one feed's result exactly
+ * when pair/ sees each thread's events the same, which holds unless:
+ *   - a thread reaches pair/ in both halves: a thread that moved between
+ *     the halves' CPUs is paired in the one order only;
+ *   - there is a loss marker: pair_lost() forgets the open exits of every
+ *     thread, the other half's too;
+ *   - a lane's time goes back: the one feed then stops skipping details on
+ *     every lane, at a point of the one order;
+ *   - a half meets an error: the one feed says which comes first.
+ * The first half to meet one of these stops both (feed_opts.stop, a page at
+ * a time) and the caller runs the one feed: a trace whose threads migrate
+ * pays twice for the part read until the first migration.
+ * Only for views that read no details and filter nothing: the sub-key cap,
+ * the filters' thread tables, outliers and timelines are not merged here.
+ * KES_THREADS=1 in the environment turns it off (tests compare the two).
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "alloc.h"
+#include "pipeline-local.h"
+
+/* Which half first saw each thread. Few threads reach pair/: a list does. */
+struct owners {
+	pthread_mutex_t lock;
+	struct owner {
+		int32_t tid;
+		int half;
+	} *v;
+	size_t n, cap;
+	atomic_int stop; /* both feeds' feed_opts.stop */
+};
+
+struct half {
+	int id;
+	struct owners *own;
+	struct decoder *d;
+	struct pair *p;
+	struct stats_table *exits, *uexits;
+	struct feed *f;
+	size_t lanes[FEED_MAX_LANES]; /* indexes into the caller's lanes */
+	size_t nlanes;
+	int rc;
+	char e[256];
+};
+
+/* pair/'s thread hook: a thread the other half has seen stops both. */
+static void claim(void *arg, int32_t tid)
+{
+	struct half *h = arg;
+	struct owners *o = h->own;
+	size_t i;
+
+	pthread_mutex_lock(&o->lock);
+	for (i = 0; i < o->n && o->v[i].tid != tid; i++)
+		;
+	if (i < o->n) {
+		if (o->v[i].half != h->id)
+			atomic_store_explicit(&o->stop, 1, memory_order_relaxed);
+	} else {
+		if (o->n == o->cap) {
+			o->cap = o->cap ? 2 * o->cap : 64;
+			o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
+		}
+		o->v[o->n++] = (struct owner){tid, h->id};
+	}
+	pthread_mutex_unlock(&o->lock);
+}
+
+static void half_init(struct half *h, int id, struct owners *own, const struct split_in *in)
+{
+	h->id = id;
+	h->own = own;
+	h->d = decode_new(in->tep, in->types);
+	decode_need_details(h->d, false);
+	h->exits = stats_table_new();
+	h->uexits = stats_table_new();
+	h->p = pair_new(h->exits, h->uexits, false);
+	pair_set_thread_hook(h->p, claim, h);
+	struct feed_opts fo = {.d = h->d, .p = h->p, .ts_unit = in->ts_unit, .stop = &own->stop};
+	h->f = feed_new(&fo);
+}
+
+static void half_free(struct half *h)
+{
+	feed_free(h->f);
+	pair_free(h->p);
+	stats_table_free(h->exits);
+	stats_table_free(h->uexits);
+	decode_free(h->d);
+}
+
+static void *run_half(void *arg)
+{
+	struct half *h = arg;
+
+	h->rc = feed_run(h->f, h->e, sizeof(h->e));
+	if (h->rc == 0)
+		pair_finish(h->p);
+	return NULL;
+}
+
+/* Two CPUs to run on (the affinity mask's, not the machine's). */
+static bool two_cpus(void)
+{
+	cpu_set_t s;
+	const char *env = getenv("KES_THREADS");
+
+	if (env && strcmp(env, "1") == 0)
+		return false;
+	return sched_getaffinity(0, sizeof(s), &s) == 0 && CPU_COUNT(&s) >= 2;
+}
+
+static void add_pair_counts(struct pair_counts *to, const struct pair_counts *c)
+{
+	to->exits += c->exits;
+	to->uexits += c->uexits;
+	to->untimed += c->untimed;
+	to->backwards += c->backwards;
+}
+
+/* The two halves' feed counts as the one feed's; false when their ISAs differ. */
+static bool add_feed_counts(struct feed_counts *to, const struct feed_counts *c)
+{
+	if (to->isa && c->isa && to->isa != c->isa)
+		return false; /* the one feed's is the first exit's: not known here */
+	to->records += c->records;
+	to->exits += c->exits;
+	to->kvm += c->kvm;
+	to->gaps += c->gaps;
+	to->missed += c->missed;
+	to->missed_unknown |= c->missed_unknown;
+	to->isa = to->isa ? to->isa : c->isa;
+	to->ts_first = c->ts_first < to->ts_first ? c->ts_first : to->ts_first;
+	to->ts_last = c->ts_last > to->ts_last ? c->ts_last : to->ts_last;
+	return true;
+}
+
+/* Both halves done as the one feed would have: their results into the caller's. */
+static bool merge(struct half *h, const struct split_in *in, struct split_out *out)
+{
+	struct feed_counts fc[2];
+
+	out->fc = (struct feed_counts){.ts_first = UINT64_MAX};
+	for (int i = 0; i < 2; i++) {
+		feed_counts(h[i].f, &fc[i]);
+		if (!add_feed_counts(&out->fc, &fc[i]))
+			return false;
+	}
+	out->pc = (struct pair_counts){0};
+	for (int i = 0; i < 2; i++) {
+		struct pair_counts pc;
+
+		pair_get_counts(h[i].p, &pc);
+		add_pair_counts(&out->pc, &pc);
+		stats_table_merge(in->exits, h[i].exits);
+		stats_table_merge(in->uexits, h[i].uexits);
+		decode_add_counts(in->d, h[i].d);
+		for (size_t j = 0; j < h[i].nlanes; j++) {
+			struct feed_lane_counts lc;
+
+			feed_lane_counts(h[i].f, j, &lc);
+			tallies_put(in->tally, lc.cpu, lc.records, lc.missed, lc.missed_unknown);
+		}
+	}
+	return true;
+}
+
+int split_lanes(const struct split_in *in, struct ring_lane **lanes, size_t n,
+		struct split_out *out)
+{
+	struct owners own = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	struct half h[2] = {{0}};
+	pthread_t t;
+	bool done = false;
+
+	if (n < 2 || n > FEED_MAX_LANES || !two_cpus())
+		return 0;
+	for (int i = 0; i < 2; i++)
+		half_init(&h[i], i, &own, in);
+	/* every other lane: CPUs of one size in each half, on a machine whose load spreads */
+	for (size_t i = 0; i < n; i++) {
+		struct half *x = &h[i % 2];
+
+		feed_add_lane(x->f, lanes[i]);
+		x->lanes[x->nlanes++] = i;
+	}
+	if (pthread_create(&t, NULL, run_half, &h[1]) == 0) {
+		run_half(&h[0]);
+		pthread_join(t, NULL);
+		done = !h[0].rc && !h[1].rc && !atomic_load(&own.stop) && merge(h, in, out);
+	}
+	for (int i = 0; i < 2; i++)
+		half_free(&h[i]);
+	free(own.v);
+	pthread_mutex_destroy(&own.lock);
+	return done;
+}
