@@ -45,8 +45,7 @@ struct half {
 	struct pair *p;
 	struct stats_table *exits, *uexits;
 	struct feed *f;
-	size_t lanes[FEED_MAX_LANES]; /* indexes into the caller's lanes */
-	size_t nlanes;
+	size_t nlanes; /* added to f */
 	int rc;
 	char e[256];
 };
@@ -146,12 +145,12 @@ static bool add_feed_counts(struct feed_counts *to, const struct feed_counts *c)
 /* Both halves done as the one feed would have: their results into the caller's. */
 static bool merge(struct half *h, const struct split_in *in, struct split_out *out)
 {
-	struct feed_counts fc[2];
-
 	out->fc = (struct feed_counts){.ts_first = UINT64_MAX};
 	for (int i = 0; i < 2; i++) {
-		feed_counts(h[i].f, &fc[i]);
-		if (!add_feed_counts(&out->fc, &fc[i]))
+		struct feed_counts fc;
+
+		feed_counts(h[i].f, &fc);
+		if (!add_feed_counts(&out->fc, &fc))
 			return false;
 	}
 	out->pc = (struct pair_counts){0};
@@ -185,12 +184,12 @@ int split_lanes(const struct split_in *in, struct ring_lane **lanes, size_t n,
 		return 0;
 	for (int i = 0; i < 2; i++)
 		half_init(&h[i], i, &own, in);
-	/* every other lane: CPUs of one size in each half, on a machine whose load spreads */
+	/* every other lane: half the CPUs each */
 	for (size_t i = 0; i < n; i++) {
 		struct half *x = &h[i % 2];
 
 		feed_add_lane(x->f, lanes[i]);
-		x->lanes[x->nlanes++] = i;
+		x->nlanes++;
 	}
 	if (pthread_create(&t, NULL, run_half, &h[1]) == 0) {
 		run_half(&h[0]);
