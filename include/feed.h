@@ -110,6 +110,12 @@ void feed_record(struct feed *f, const void *data, int size, uint64_t ts, int cp
 void feed_event(struct feed *f, const struct kes_event *ev);
 void feed_lost(struct feed *f);
 void feed_counts(const struct feed *f, struct feed_counts *c);
+/*
+ * Two feeds' counts as one feed over all their lanes would have them (to's
+ * ts_first UINT64_MAX when empty). false when their ISAs differ: the one
+ * feed's is the first exit's in the one order, which neither knows.
+ */
+bool feed_counts_add(struct feed_counts *to, const struct feed_counts *c);
 /* The i-th lane added's counts (i < the number added). */
 void feed_lane_counts(const struct feed *f, size_t i, struct feed_lane_counts *c);
 void feed_free(struct feed *f);

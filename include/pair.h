@@ -66,5 +66,7 @@ void pair_segment(struct pair *p);
 /* End of input: open exits are counted untimed. */
 void pair_finish(struct pair *p);
 void pair_get_counts(const struct pair *p, struct pair_counts *c);
+/* Another pair's counts into *to (pairs of disjoint threads, as split.c runs). */
+void pair_counts_add(struct pair_counts *to, const struct pair_counts *c);
 
 #endif

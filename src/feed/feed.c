@@ -482,6 +482,22 @@ void feed_lost(struct feed *f)
 	lose(f);
 }
 
+bool feed_counts_add(struct feed_counts *to, const struct feed_counts *c)
+{
+	if (to->isa && c->isa && to->isa != c->isa)
+		return false;
+	to->records += c->records;
+	to->exits += c->exits;
+	to->kvm += c->kvm;
+	to->gaps += c->gaps;
+	to->missed += c->missed;
+	to->missed_unknown |= c->missed_unknown;
+	to->isa = to->isa ? to->isa : c->isa;
+	to->ts_first = c->ts_first < to->ts_first ? c->ts_first : to->ts_first;
+	to->ts_last = c->ts_last > to->ts_last ? c->ts_last : to->ts_last;
+	return true;
+}
+
 void feed_counts(const struct feed *f, struct feed_counts *c)
 {
 	*c = f->c;

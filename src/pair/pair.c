@@ -635,3 +635,11 @@ void pair_get_counts(const struct pair *p, struct pair_counts *c)
 {
 	*c = p->n;
 }
+
+void pair_counts_add(struct pair_counts *to, const struct pair_counts *c)
+{
+	to->exits += c->exits;
+	to->uexits += c->uexits;
+	to->untimed += c->untimed;
+	to->backwards += c->backwards;
+}

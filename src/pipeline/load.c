@@ -396,8 +396,10 @@ static int split(struct ctx *c, struct tracedat *td, struct ring_lane **lanes, s
 
 	if (c->filtered || details_needed(o) || o->timeline[0] || o->timeline[1])
 		return 0;
-	if (!split_lanes(&in, lanes, n, &out))
-		return -1;
+	int s = split_lanes(&in, lanes, n, &out);
+
+	if (s <= 0)
+		return s;
 	c->fc = out.fc;
 	c->split_pc = out.pc;
 	feed_seen(c);
@@ -840,8 +842,7 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 		ret = load_text(fd, path, &c);
 	pair_finish(c.p);
 	pair_get_counts(c.p, &pc);
-	pc.untimed += c.split_pc.untimed;
-	pc.backwards += c.split_pc.backwards;
+	pair_counts_add(&pc, &c.split_pc);
 	r->unpaired += pc.untimed;
 	r->ts_backwards += pc.backwards;
 	if (pc.backwards)

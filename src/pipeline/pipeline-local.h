@@ -66,9 +66,10 @@ struct split_out {
  * One trace.dat's lanes through two feeds on two threads (split.c), for a
  * view that reads no details and filters nothing. 1: done as the one feed
  * would have, the rows in exits and uexits, the counts in *out and tally;
- * 0: not done (one CPU, one lane, a thread that moved between the halves, a
- * loss, time that went back, an error), nothing changed, and the lanes are
- * used up (ask the file for them again).
+ * 0: not tried (one CPU to run on, fewer than two lanes), the lanes untouched;
+ * -1: given up (a thread that moved between the halves, a loss, time that
+ * went back, an error), nothing changed, but the lanes are used up (ask the
+ * file for them again).
  */
 int split_lanes(const struct split_in *in, struct ring_lane **lanes, size_t n,
 		struct split_out *out);

@@ -117,31 +117,6 @@ static bool two_cpus(void)
 	return sched_getaffinity(0, sizeof(s), &s) == 0 && CPU_COUNT(&s) >= 2;
 }
 
-static void add_pair_counts(struct pair_counts *to, const struct pair_counts *c)
-{
-	to->exits += c->exits;
-	to->uexits += c->uexits;
-	to->untimed += c->untimed;
-	to->backwards += c->backwards;
-}
-
-/* The two halves' feed counts as the one feed's; false when their ISAs differ. */
-static bool add_feed_counts(struct feed_counts *to, const struct feed_counts *c)
-{
-	if (to->isa && c->isa && to->isa != c->isa)
-		return false; /* the one feed's is the first exit's: not known here */
-	to->records += c->records;
-	to->exits += c->exits;
-	to->kvm += c->kvm;
-	to->gaps += c->gaps;
-	to->missed += c->missed;
-	to->missed_unknown |= c->missed_unknown;
-	to->isa = to->isa ? to->isa : c->isa;
-	to->ts_first = c->ts_first < to->ts_first ? c->ts_first : to->ts_first;
-	to->ts_last = c->ts_last > to->ts_last ? c->ts_last : to->ts_last;
-	return true;
-}
-
 /* Both halves done as the one feed would have: their results into the caller's. */
 static bool merge(struct half *h, const struct split_in *in, struct split_out *out)
 {
@@ -150,7 +125,7 @@ static bool merge(struct half *h, const struct split_in *in, struct split_out *o
 		struct feed_counts fc;
 
 		feed_counts(h[i].f, &fc);
-		if (!add_feed_counts(&out->fc, &fc))
+		if (!feed_counts_add(&out->fc, &fc))
 			return false;
 	}
 	out->pc = (struct pair_counts){0};
@@ -158,7 +133,7 @@ static bool merge(struct half *h, const struct split_in *in, struct split_out *o
 		struct pair_counts pc;
 
 		pair_get_counts(h[i].p, &pc);
-		add_pair_counts(&out->pc, &pc);
+		pair_counts_add(&out->pc, &pc);
 		stats_table_merge(in->exits, h[i].exits);
 		stats_table_merge(in->uexits, h[i].uexits);
 		decode_add_counts(in->d, h[i].d);
@@ -182,6 +157,7 @@ int split_lanes(const struct split_in *in, struct ring_lane **lanes, size_t n,
 
 	if (n < 2 || n > FEED_MAX_LANES || !two_cpus())
 		return 0;
+	/* from here on the lanes belong to the halves' feeds */
 	for (int i = 0; i < 2; i++)
 		half_init(&h[i], i, &own, in);
 	/* every other lane: half the CPUs each */
@@ -200,5 +176,5 @@ int split_lanes(const struct split_in *in, struct ring_lane **lanes, size_t n,
 		half_free(&h[i]);
 	free(own.v);
 	pthread_mutex_destroy(&own.lock);
-	return done;
+	return done ? 1 : -1;
 }
