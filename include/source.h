@@ -96,6 +96,15 @@ struct ring_lane;
  */
 int tracedat_lanes(struct tracedat *td, struct ring_lane ***lanes, size_t *n, char *errbuf,
 		   size_t errlen);
+/*
+ * A sample of the lanes tracedat_lanes() last handed out, read apart from
+ * their walk: lane's page at k/(n-1) of its pages (k < n). 1 with *page
+ * (owned by td, valid until the next call) and *len set; 0 when there is no
+ * such page to read cheaply (no such lane, compressed data, libtracecmd's
+ * path); -1 a read error.
+ */
+int tracedat_sample_page(struct tracedat *td, size_t lane, unsigned k, unsigned n,
+			 const void **page, size_t *len);
 void tracedat_close(struct tracedat *td);
 /*
  * Lost events stored in a trace.dat's CPUSTAT options (overrun + dropped,

@@ -37,6 +37,7 @@
 struct plane {
 	struct ring_lane lane; /* first: the feed calls lane.next with it */
 	const struct tracedat_fast *f;
+	uint64_t start;	    /* file offset of this CPU's first page */
 	uint64_t pos, end;  /* file offset of the next page; end of this CPU's data */
 	unsigned char *map; /* the current window's mapping */
 	size_t map_len;
@@ -216,10 +217,25 @@ size_t tracedat_fast_lanes(struct tracedat_fast *f, struct ring_lane ***lanes)
 					     .long_size = f->l.long_size,
 					     .next = plane_next};
 		p->f = f;
-		p->pos = f->l.cpus[i].offset;
+		p->start = p->pos = f->l.cpus[i].offset;
 		p->end = p->pos + f->l.cpus[i].size;
 		f->v[f->nlanes++] = &p->lane;
 	}
 	*lanes = f->v;
 	return f->nlanes;
+}
+
+int tracedat_fast_sample(const struct tracedat_fast *f, size_t i, unsigned k, unsigned n,
+			 void *buf, size_t *len)
+{
+	const struct plane *p;
+	uint64_t ps = f->l.page_size, pages, at;
+
+	if (i >= f->nlanes || k >= n)
+		return 0;
+	p = &f->lanes[i];
+	pages = (p->end - p->start + ps - 1) / ps;
+	at = p->start + (n > 1 ? (pages - 1) * k / (n - 1) : 0) * ps;
+	*len = p->end - at < ps ? (size_t)(p->end - at) : (size_t)ps;
+	return pread(f->fd, buf, *len, (off_t)at) == (ssize_t)*len ? 1 : -1;
 }

@@ -92,6 +92,13 @@ void tracedat_fast_close(struct tracedat_fast *f);
  * tracedat_fast_close(); each call starts the lanes over.
  */
 size_t tracedat_fast_lanes(struct tracedat_fast *f, struct ring_lane ***lanes);
+/*
+ * Lane i's page at k/(n-1) of its pages (k < n; the first for n = 1), read
+ * into buf (a page size) apart from the lane's own walk: 1 with *len set, 0
+ * no such lane, -1 a read error.
+ */
+int tracedat_fast_sample(const struct tracedat_fast *f, size_t i, unsigned k, unsigned n,
+			 void *buf, size_t *len);
 
 /* ---- tracedat-zstd.c: zstd-compressed CPU data, chunk by chunk ---- */
 

@@ -47,6 +47,7 @@ struct tracedat {
 	struct tracedat_zstd *zstd; /* or the fast path of zstd chunks */
 	bool use_fast;
 	bool records_probed; /* the probe child read every record with libtracecmd */
+	unsigned char *sample; /* tracedat_sample_page()'s page */
 };
 
 static bool fastpath_disabled(void)
@@ -246,6 +247,17 @@ int tracedat_lanes(struct tracedat *td, struct ring_lane ***lanes, size_t *n, ch
 	return 1;
 }
 
+int tracedat_sample_page(struct tracedat *td, size_t lane, unsigned k, unsigned n,
+			 const void **page, size_t *len)
+{
+	if (!td->use_fast || !td->fast)
+		return 0; /* zstd lanes would decompress up to the page: not a sample */
+	if (!td->sample)
+		td->sample = xmalloc(td->l.page_size);
+	*page = td->sample;
+	return tracedat_fast_sample(td->fast, lane, k, n, td->sample, len);
+}
+
 int tracedat_iterate(struct tracedat *td, source_record_fn fn, void *arg, char *errbuf,
 		     size_t errlen)
 {
@@ -277,6 +289,7 @@ void tracedat_close(struct tracedat *td)
 	if (td->h)
 		tracecmd_close(td->h);
 	free(td->all);
+	free(td->sample);
 	datfile_layout_free(&td->l);
 	close(td->fd);
 	free(td);

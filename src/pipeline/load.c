@@ -391,7 +391,7 @@ static int split(struct ctx *c, struct tracedat *td, struct ring_lane **lanes, s
 {
 	const struct input_opts *o = c->o;
 	struct split_in in = {tracedat_tep(td), o->types, c->dat_unit, c->d,
-			      c->r->exits, c->r->uexits, &c->tally};
+			      c->r->exits, c->r->uexits, &c->tally, td};
 	struct split_out out;
 
 	if (c->filtered || details_needed(o) || o->timeline[0] || o->timeline[1])

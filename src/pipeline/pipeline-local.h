@@ -55,6 +55,7 @@ struct split_in {
 	struct decoder *d; /* the file's: gets the halves' decode counts */
 	struct stats_table *exits, *uexits;
 	struct tallies *tally;
+	struct tracedat *td; /* the lanes' file, to sample their pages first; or NULL */
 };
 
 struct split_out {
@@ -66,7 +67,8 @@ struct split_out {
  * One trace.dat's lanes through two feeds on two threads (split.c), for a
  * view that reads no details and filters nothing. 1: done as the one feed
  * would have, the rows in exits and uexits, the counts in *out and tally;
- * 0: not tried (one CPU to run on, fewer than two lanes), the lanes untouched;
+ * 0: not tried (one CPU to run on, fewer than two lanes, a thread on both
+ * halves' CPUs in a sample of the pages), the lanes untouched;
  * -1: given up (a thread that moved between the halves, a loss, time that
  * went back, an error), nothing changed, but the lanes are used up (ask the
  * file for them again).

@@ -13,8 +13,10 @@
  *     every lane, at a point of the one order;
  *   - a half meets an error: the one feed says which comes first.
  * The first half to meet one of these stops both (feed_opts.stop, a page at
- * a time) and the caller runs the one feed: a trace whose threads migrate
- * pays twice for the part read until the first migration.
+ * a time) and the caller runs the one feed, having paid twice for the part
+ * read until then. So a few pages of each CPU are read first: a thread that
+ * shows on both halves' CPUs there means no split at all. A thread that
+ * moved away and back between the pages sampled still stops the halves.
  * Only for views that read no details and filter nothing: the sub-key cap,
  * the filters' thread tables, outliers and timelines are not merged here.
  * KES_THREADS=1 in the environment turns it off (tests compare the two).
@@ -50,27 +52,78 @@ struct half {
 	char e[256];
 };
 
+/* Pages read from each lane before splitting, its first and last among them. */
+#define SAMPLES 8
+
+/* tid for half: false when the other half has it. Under o->lock once the halves run. */
+static bool own(struct owners *o, int32_t tid, int half)
+{
+	size_t i;
+
+	for (i = 0; i < o->n && o->v[i].tid != tid; i++)
+		;
+	if (i < o->n)
+		return o->v[i].half == half;
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 64;
+		o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
+	}
+	o->v[o->n++] = (struct owner){tid, half};
+	return true;
+}
+
 /* pair/'s thread hook: a thread the other half has seen stops both. */
 static void claim(void *arg, int32_t tid)
 {
 	struct half *h = arg;
 	struct owners *o = h->own;
-	size_t i;
 
 	pthread_mutex_lock(&o->lock);
-	for (i = 0; i < o->n && o->v[i].tid != tid; i++)
-		;
-	if (i < o->n) {
-		if (o->v[i].half != h->id)
-			atomic_store_explicit(&o->stop, 1, memory_order_relaxed);
-	} else {
-		if (o->n == o->cap) {
-			o->cap = o->cap ? 2 * o->cap : 64;
-			o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
-		}
-		o->v[o->n++] = (struct owner){tid, h->id};
-	}
+	if (!own(o, tid, h->id))
+		atomic_store_explicit(&o->stop, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&o->lock);
+}
+
+/* One sampled page's threads (of the events pair/ would see) for half: false on a clash. */
+static bool sample_page(struct owners *o, struct decoder *d, const struct ring_lane *l,
+			int half, const void *page, size_t len)
+{
+	struct ring_cur cur;
+	struct ring_rec rec;
+	struct kes_event ev;
+
+	if (ring_open(&cur, page, len, l->long_size) < 0)
+		return true; /* the feed says what is wrong with it */
+	while (ring_next(&cur, &rec) > 0)
+		if (decode_rec(d, rec.data, (int)rec.size, rec.ts, l->cpu, &ev) == 1 &&
+		    ev.kind != KES_DETAIL && !own(o, ev.tid, half))
+			return false;
+	return true;
+}
+
+/*
+ * Do SAMPLES pages of each lane show a thread on both halves' CPUs? Their
+ * threads go into o, as the halves' hooks would put them. A scratch
+ * decoder keeps the file's decode counts to the records read for real.
+ */
+static bool sample_migrates(const struct split_in *in, struct ring_lane **lanes, size_t n,
+			    struct owners *o)
+{
+	struct decoder *d = decode_new(in->tep, in->types);
+	bool clash = false;
+
+	decode_need_details(d, false);
+	for (size_t i = 0; i < n && !clash; i++)
+		for (unsigned k = 0; k < SAMPLES && !clash; k++) {
+			const void *page;
+			size_t len;
+
+			if (tracedat_sample_page(in->td, i, k, SAMPLES, &page, &len) <= 0)
+				break;
+			clash = !sample_page(o, d, lanes[i], (int)(i % 2), page, len);
+		}
+	decode_free(d);
+	return clash;
 }
 
 static void half_init(struct half *h, int id, struct owners *own, const struct split_in *in)
@@ -157,6 +210,10 @@ int split_lanes(const struct split_in *in, struct ring_lane **lanes, size_t n,
 
 	if (n < 2 || n > FEED_MAX_LANES || !two_cpus())
 		return 0;
+	if (in->td && sample_migrates(in, lanes, n, &own)) {
+		free(own.v);
+		return 0;
+	}
 	/* from here on the lanes belong to the halves' feeds */
 	for (int i = 0; i < 2; i++)
 		half_init(&h[i], i, &own, in);
