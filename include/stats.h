@@ -248,9 +248,14 @@ struct stats_outliers;
  * Never NULL.
  */
 struct stats_outliers *stats_outliers_new(size_t keep, uint64_t min_ns);
+/* An empty one that keeps what o keeps (another part of the same input). */
+struct stats_outliers *stats_outliers_new_like(const struct stats_outliers *o);
 void stats_outliers_free(struct stats_outliers *o);
 void stats_outliers_add(struct stats_outliers *o, const struct stats_outlier *s);
-/* Into dst, as if dst had seen src's exits too (inputs loaded apart). */
+/*
+ * Into dst, as if dst had seen src's exits too (inputs loaded apart). In
+ * threshold mode, as if each had been fed in time order.
+ */
 void stats_outliers_merge(struct stats_outliers *dst, const struct stats_outliers *src);
 /* Forgets those kept (a live view's interval); seen() starts again at 0. */
 void stats_outliers_clear(struct stats_outliers *o);

@@ -384,17 +384,20 @@ static bool details_needed(const struct input_opts *o)
 }
 
 /*
- * The lanes on two threads (split.c), for a view that reads no details and
- * filters nothing: 1 done, 0 not tried, -1 given up (the lanes used up).
+ * The lanes on two threads (split.c), for a view that filters nothing and
+ * reads details for --slowest at most: 1 done, 0 not tried, -1 given up
+ * (the lanes used up).
  */
 static int split(struct ctx *c, struct tracedat *td, struct ring_lane **lanes, size_t n)
 {
 	const struct input_opts *o = c->o;
 	struct split_in in = {tracedat_tep(td), o->types, c->dat_unit, c->d,
-			      c->r->exits, c->r->uexits, &c->tally, td};
+			      c->r->exits, c->r->uexits, &c->tally, td,
+			      {o->outliers[0], o->outliers[1]}};
 	struct split_out out;
 
-	if (c->filtered || details_needed(o) || o->timeline[0] || o->timeline[1])
+	if (c->filtered || o->with_sub || o->buckets || o->vcpu >= 0 || o->timeline[0] ||
+	    o->timeline[1])
 		return 0;
 	int s = split_lanes(&in, lanes, n, &out);
 

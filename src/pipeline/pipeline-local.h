@@ -56,6 +56,7 @@ struct split_in {
 	struct stats_table *exits, *uexits;
 	struct tallies *tally;
 	struct tracedat *td; /* the lanes' file, to sample their pages first; or NULL */
+	struct stats_outliers *outliers[2]; /* --slowest's (exits, userspace exits), or NULL */
 };
 
 struct split_out {

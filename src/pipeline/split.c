@@ -17,8 +17,9 @@
  * read until then. So a few pages of each CPU are read first: a thread that
  * shows on both halves' CPUs there means no split at all. A thread that
  * moved away and back between the pages sampled still stops the halves.
- * Only for views that read no details and filter nothing: the sub-key cap,
- * the filters' thread tables, outliers and timelines are not merged here.
+ * Not for views that filter, cap sub-keys, name buckets or draw timelines:
+ * the filters' thread tables, the sub-key cap, the bucket map's memo and
+ * timelines are the one feed's alone. Outliers (--slowest) merge exactly.
  * KES_THREADS=1 in the environment turns it off (tests compare the two).
  */
 #include <pthread.h>
@@ -46,6 +47,7 @@ struct half {
 	struct decoder *d;
 	struct pair *p;
 	struct stats_table *exits, *uexits;
+	struct stats_outliers *out[2]; /* the caller's kind, or NULL */
 	struct feed *f;
 	size_t nlanes; /* added to f */
 	int rc;
@@ -131,10 +133,13 @@ static void half_init(struct half *h, int id, struct owners *own, const struct s
 	h->id = id;
 	h->own = own;
 	h->d = decode_new(in->tep, in->types);
-	decode_need_details(h->d, false);
 	h->exits = stats_table_new();
 	h->uexits = stats_table_new();
 	h->p = pair_new(h->exits, h->uexits, false);
+	for (int i = 0; i < 2; i++)
+		h->out[i] = in->outliers[i] ? stats_outliers_new_like(in->outliers[i]) : NULL;
+	pair_set_outliers(h->p, h->out[0], h->out[1]);
+	decode_need_details(h->d, pair_reads_details(h->p));
 	pair_set_thread_hook(h->p, claim, h);
 	struct feed_opts fo = {.d = h->d, .p = h->p, .ts_unit = in->ts_unit, .stop = &own->stop};
 	h->f = feed_new(&fo);
@@ -146,6 +151,8 @@ static void half_free(struct half *h)
 	pair_free(h->p);
 	stats_table_free(h->exits);
 	stats_table_free(h->uexits);
+	stats_outliers_free(h->out[0]);
+	stats_outliers_free(h->out[1]);
 	decode_free(h->d);
 }
 
@@ -189,6 +196,9 @@ static bool merge(struct half *h, const struct split_in *in, struct split_out *o
 		pair_counts_add(&out->pc, &pc);
 		stats_table_merge(in->exits, h[i].exits);
 		stats_table_merge(in->uexits, h[i].uexits);
+		for (int k = 0; k < 2; k++)
+			if (h[i].out[k])
+				stats_outliers_merge(in->outliers[k], h[i].out[k]);
 		decode_add_counts(in->d, h[i].d);
 		for (size_t j = 0; j < h[i].nlanes; j++) {
 			struct feed_lane_counts lc;

@@ -33,6 +33,11 @@ struct stats_outliers *stats_outliers_new(size_t keep, uint64_t min_ns)
 	return o;
 }
 
+struct stats_outliers *stats_outliers_new_like(const struct stats_outliers *o)
+{
+	return stats_outliers_new(o->cap, o->min_ns);
+}
+
 void stats_outliers_free(struct stats_outliers *o)
 {
 	if (!o)
@@ -134,12 +139,47 @@ void stats_outliers_add(struct stats_outliers *o, const struct stats_outlier *s)
 	}
 }
 
+static int qcmp_rank(const void *a, const void *b)
+{
+	return cmp_rank(a, b);
+}
+
+static int qcmp_when(const void *a, const void *b)
+{
+	return cmp_when(a, b);
+}
+
+/*
+ * Threshold mode: the latest of both, in time order. Adding src's to dst's
+ * ring would keep src's latest over dst's, whichever came later.
+ */
+static void merge_latest(struct stats_outliers *dst, const struct stats_outliers *src)
+{
+	struct stats_outlier *v = xcalloc(dst->n + src->n + 1, sizeof(*v));
+	size_t n = dst->n + src->n, from;
+
+	memcpy(v, dst->v, dst->n * sizeof(*v));
+	memcpy(v + dst->n, src->v, src->n * sizeof(*v));
+	qsort(v, n, sizeof(*v), qcmp_when);
+	from = n > dst->cap ? n - dst->cap : 0;
+	dst->n = n - from;
+	memcpy(dst->v, v + from, dst->n * sizeof(*v));
+	dst->next = dst->n % dst->cap;
+	free(v);
+}
+
 void stats_outliers_merge(struct stats_outliers *dst, const struct stats_outliers *src)
 {
 	uint64_t seen = dst->seen + src->seen;
 	struct stats_outlier *v;
-	size_t n = stats_outliers_sorted(src, &v);
+	size_t n;
 
+	if (dst->min_ns) {
+		merge_latest(dst, src);
+		dst->seen = seen;
+		return;
+	}
+	n = stats_outliers_sorted(src, &v);
 	for (size_t i = 0; i < n; i++)
 		stats_outliers_add(dst, &v[i]);
 	free(v);
@@ -155,16 +195,6 @@ void stats_outliers_clear(struct stats_outliers *o)
 uint64_t stats_outliers_seen(const struct stats_outliers *o)
 {
 	return o->seen;
-}
-
-static int qcmp_rank(const void *a, const void *b)
-{
-	return cmp_rank(a, b);
-}
-
-static int qcmp_when(const void *a, const void *b)
-{
-	return cmp_when(a, b);
 }
 
 size_t stats_outliers_sorted(const struct stats_outliers *o, struct stats_outlier **out)

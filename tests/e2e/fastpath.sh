@@ -30,7 +30,7 @@ same_reports() {
 		check "$(basename "$1") $view: same messages" cmp -s "$TMP/fast.err" "$TMP/slow.err"
 	done
 	# report's split (two feeds on two threads where that gives the one feed's report)
-	for view in "-f csv" "-f json" "-f ppc"; do
+	for view in "-f csv" "-f json" "-f ppc" "-f csv --slowest 5"; do
 		# shellcheck disable=SC2086
 		$KES report -i "$1" $view >"$TMP/two.out" 2>"$TMP/two.err"
 		# shellcheck disable=SC2086

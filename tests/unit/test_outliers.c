@@ -111,7 +111,31 @@ static void test_threshold(void)
 		      (unsigned long long)got[i].ts, (unsigned long long)last[k - 4 + i]);
 	for (size_t i = 0; i < n; i++)
 		CHECK(got[i].ns > 30000 && !got[i].halt, "over, no halt");
+	/*
+	 * Two parts of one time-ordered feed, merged: the latest 4 of both
+	 * (the odd and even exits: adding one's ring to the other's kept the
+	 * added one's latest, not the latest of all).
+	 */
+	struct stats_outliers *p[2] = {stats_outliers_new(4, 30000), stats_outliers_new_like(o)};
+	for (int i = 0; i < N; i++) {
+		struct stats_outlier s = all[i];
+
+		s.ts = (uint64_t)i;
+		s.halt = i % 11 == 0;
+		stats_outliers_add(p[(i / 3) % 2], &s);
+	}
+	stats_outliers_merge(p[0], p[1]);
+	CHECK(stats_outliers_seen(p[0]) == over, "merged: seen %llu want %llu",
+	      (unsigned long long)stats_outliers_seen(p[0]), (unsigned long long)over);
 	free(got);
+	n = stats_outliers_sorted(p[0], &got);
+	CHECK(n == 4, "merged: %zu kept", n);
+	for (size_t i = 0; i < n && k >= 4; i++)
+		CHECK(got[i].ts == last[k - 4 + i], "merged: latest %zu: ts %llu want %llu", i,
+		      (unsigned long long)got[i].ts, (unsigned long long)last[k - 4 + i]);
+	free(got);
+	stats_outliers_free(p[0]);
+	stats_outliers_free(p[1]);
 	/* exactly the threshold is not over it (perf: time_diff > duration) */
 	stats_outliers_clear(o);
 	stats_outliers_add(o, &(struct stats_outlier){.ns = 30000, .ts = 1, .name = intern("IO")});

@@ -752,6 +752,8 @@ struct made {
 	struct feed_counts fc;
 	uint64_t found[2]; /* records per CPU in the tallies */
 	size_t rows;	   /* of both tables */
+	struct stats_outlier *slow; /* the 3 slowest userspace exits (malloc'd), with slowest */
+	size_t nslow;
 };
 
 static void count_row(const struct stats_key *k, const struct stats_acc *a, void *arg)
@@ -761,8 +763,11 @@ static void count_row(const struct stats_key *k, const struct stats_acc *a, void
 	++*(size_t *)arg;
 }
 
-/* path through split_lanes(), as report's load.c calls it (sample: its pages sampled first). */
-static void split_file(const char *path, struct made *m, bool sample)
+/*
+ * path through split_lanes(), as report's load.c calls it (sample: its
+ * pages sampled first; slowest: with --slowest 3).
+ */
+static void split_file(const char *path, struct made *m, bool sample, bool slowest)
 {
 	char e[256];
 	struct tracedat *td = tracedat_open(path, e, sizeof(e));
@@ -778,7 +783,9 @@ static void split_file(const char *path, struct made *m, bool sample)
 		return;
 	struct stats_table *x = stats_table_new(), *u = stats_table_new();
 	struct decoder *d = decode_new(tracedat_tep(td), &types);
-	struct split_in in = {tracedat_tep(td), &types, NULL, d, x, u, &t, sample ? td : NULL};
+	struct stats_outliers *so[2] = {NULL, slowest ? stats_outliers_new(3, 0) : NULL};
+	struct split_in in = {tracedat_tep(td), &types, NULL, d, x, u, &t, sample ? td : NULL,
+			      {so[0], so[1]}};
 
 	m->done = split_lanes(&in, lanes, n, &out);
 	if (m->done > 0) {
@@ -790,6 +797,10 @@ static void split_file(const char *path, struct made *m, bool sample)
 	stats_table_foreach(u, count_row, &m->rows);
 	for (int c = 0; c < 2; c++)
 		m->found[c] = (size_t)c < t.n ? t.cpu[c].found : 0;
+	if (so[1]) {
+		m->nslow = stats_outliers_sorted(so[1], &m->slow);
+		stats_outliers_free(so[1]);
+	}
 	tallies_free(&t);
 	decode_free(d);
 	stats_table_free(x);
@@ -805,7 +816,7 @@ static void check_not_split(const char *path, const char *why, int want, bool sa
 {
 	struct made m;
 
-	split_file(path, &m, sample);
+	split_file(path, &m, sample, false);
 	CHECK(m.done == want && !m.rows && !m.found[0] && !m.found[1],
 	      "%s: not split (status %d, want %d; %zu rows, %llu/%llu records tallied)", why,
 	      m.done, want, m.rows, (unsigned long long)m.found[0],
@@ -839,7 +850,7 @@ static void test_split(const struct meta *mt)
 	io_cycle(&pg[1], 960, 501, 10); /* 2500-2510 */
 	page_commit(&pg[1], 0, 0);
 	CHECK(write_dat_n(tmp("split.dat"), mt, 2, 2, pg, cpu01, 2) == 0, "write split.dat");
-	split_file(tmp("split.dat"), &m, true);
+	split_file(tmp("split.dat"), &m, true, false);
 	if (!two) {
 		CHECK(m.done == 0, "one CPU to run on: not tried (%d)", m.done);
 	} else {
@@ -865,6 +876,14 @@ static void test_split(const struct meta *mt)
 			  sm.guest_sum == m.sm.guest_sum && fc.kvm == m.fc.kvm,
 		      "the one feed agrees: %llu timed in %llu ns", (unsigned long long)sm.count,
 		      (unsigned long long)sm.sum);
+		/* --slowest 3: 40 ns at 1500 (501), 30 at 2000 (500), 20 at 1000 (500) */
+		split_file(tmp("split.dat"), &m, true, true);
+		CHECK(m.done == 1 && m.nslow == 3 && m.slow[0].ns == 40 && m.slow[0].tid == 501 &&
+			  m.slow[0].ts == 1500 && m.slow[1].ns == 30 && m.slow[1].ts == 2000 &&
+			  m.slow[2].ns == 20 && m.slow[2].tid == 500,
+		      "--slowest 3 split: status %d, %zu kept, the first %llu ns", m.done, m.nslow,
+		      (unsigned long long)(m.nslow ? m.slow[0].ns : 0));
+		free(m.slow);
 		setenv("KES_THREADS", "1", 1);
 		check_not_split(tmp("split.dat"), "KES_THREADS=1", 0, true);
 		unsetenv("KES_THREADS");
