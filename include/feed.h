@@ -63,7 +63,17 @@ struct feed_opts {
 	 * time goes back: only one feed over all the lanes places those right.
 	 */
 	atomic_int *stop;
+	/*
+	 * pair/ on a second thread while feed_run() runs (feed-pipe.c): the
+	 * same calls in the same order, so the same tables. Only when nothing
+	 * else touches the pair, its tables, namer or outliers until
+	 * feed_run() returns. Ignored where no thread starts.
+	 */
+	bool pipe;
 };
+
+/* Two CPUs to run on (the affinity mask's), and KES_THREADS is not 1. */
+bool feed_two_cpus(void);
 
 /* What the feed saw, over every lane. */
 struct feed_counts {

@@ -30,6 +30,7 @@
 #include "alloc.h"
 #include "err.h"
 #include "feed.h"
+#include "feed-local.h"
 #include "heap.h"
 
 enum { HEAD_NONE, HEAD_EVENT, HEAD_LOSS };
@@ -74,6 +75,7 @@ struct feed {
 	int detail_lim;
 	uint32_t pid_off;
 	bool ordered;	    /* no source has gone back in time yet */
+	struct feed_pipe *pipe; /* feed_run()'s, with o.pipe */
 };
 
 struct feed *feed_new(const struct feed_opts *o)
@@ -335,12 +337,25 @@ static bool before(const struct lane *a, const struct lane *b)
 
 HEAP_DEFINE_SIFT_DOWN(sift_down, struct lane, before)
 
+/* An event to pair/, here or on the pipe's thread. */
+static inline __attribute__((always_inline)) void to_pair(struct feed *f,
+							  const struct kes_event *ev)
+{
+	if (f->pipe)
+		feed_pipe_event(f->pipe, ev);
+	else
+		pair_event(f->o.p, ev);
+}
+
 /* A loss marker in the one order: whatever was open on any thread may have lost its entry. */
 static void lose(struct feed *f)
 {
 	f->c.gaps++;
 	stop_split(f);
-	pair_lost(f->o.p);
+	if (f->pipe)
+		feed_pipe_lost(f->pipe);
+	else
+		pair_lost(f->o.p);
 }
 
 /* An event in the one order: the unit, the filter, the counts and pair/. */
@@ -366,7 +381,7 @@ static inline __attribute__((always_inline)) void take_event(struct feed *f,
 		if (ev->kind == KES_EXIT && !f->c.isa)
 			f->c.isa = ev->isa;
 	}
-	pair_event(f->o.p, ev);
+	to_pair(f, ev);
 }
 
 /* The skipped detail an event went back behind, to pair/ just before it (see the top). */
@@ -381,7 +396,7 @@ static __attribute__((noinline)) void replay(struct feed *f, struct order *o, in
 	o->replay = false;
 	o->skip_tid = 0;
 	d.ts = in_ns(f, d.ts);
-	pair_event(f->o.p, &d);
+	to_pair(f, &d);
 }
 
 /* The lane's head, in the one order. */
@@ -409,9 +424,8 @@ static int run_lane(struct feed *f, struct lane *l, char *e, size_t n)
 	return rc;
 }
 
-int feed_run(struct feed *f, char *e, size_t n)
+static int run_lanes(struct feed *f, char *e, size_t n)
 {
-	skip_decide(f);
 	f->nheap = 0;
 	for (size_t i = 0; i < f->n; i++) {
 		struct lane *l = &f->lanes[i];
@@ -448,6 +462,19 @@ int feed_run(struct feed *f, char *e, size_t n)
 		}
 	}
 	return 0;
+}
+
+int feed_run(struct feed *f, char *e, size_t n)
+{
+	int rc;
+
+	skip_decide(f);
+	if (f->o.pipe && f->n)
+		f->pipe = feed_pipe_start(f->o.p);
+	rc = run_lanes(f, e, n);
+	feed_pipe_end(f->pipe);
+	f->pipe = NULL;
+	return rc;
 }
 
 /* A stream already in order: no lanes, no merge; the same steps per record as a lane's. */

@@ -336,7 +336,8 @@ static void input_feed(struct ctx *c, const struct text_ts_unit *unit)
 			       .keep = c->filtered ? keep_event : NULL,
 			       .keep_arg = c,
 			       .ts_unit = unit,
-			       .timeline = {c->o->timeline[0], c->o->timeline[1]}};
+			       .timeline = {c->o->timeline[0], c->o->timeline[1]},
+			       .pipe = feed_two_cpus()};
 
 	c->f = feed_new(&fo);
 }

@@ -23,7 +23,6 @@
  * KES_THREADS=1 in the environment turns it off (tests compare the two).
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,17 +165,6 @@ static void *run_half(void *arg)
 	return NULL;
 }
 
-/* Two CPUs to run on (the affinity mask's, not the machine's). */
-static bool two_cpus(void)
-{
-	cpu_set_t s;
-	const char *env = getenv("KES_THREADS");
-
-	if (env && strcmp(env, "1") == 0)
-		return false;
-	return sched_getaffinity(0, sizeof(s), &s) == 0 && CPU_COUNT(&s) >= 2;
-}
-
 /* Both halves done as the one feed would have: their results into the caller's. */
 static bool merge(struct half *h, const struct split_in *in, struct split_out *out)
 {
@@ -218,7 +206,7 @@ int split_lanes(const struct split_in *in, struct ring_lane **lanes, size_t n,
 	pthread_t t;
 	bool done = false;
 
-	if (n < 2 || n > FEED_MAX_LANES || !two_cpus())
+	if (n < 2 || n > FEED_MAX_LANES || !feed_two_cpus())
 		return 0;
 	if (in->td && sample_migrates(in, lanes, n, &own)) {
 		free(own.v);

@@ -85,6 +85,28 @@ recording() {
 	echo "$f"
 }
 
+# migrating N: a recording like recording N's, made while two busy loops
+# push exitgen's vCPU threads between the CPUs (the bench's other recordings
+# keep each on one CPU), also cached. The loops end with it, or in 120 s.
+migrating() {
+	f=$BENCH_DIR/mig-${1}M.dat
+	if [ ! -s "$f" ] || [ ! -s "$f.events" ]; then
+		timeout 120 sh -c 'while :; do :; done' &
+		l1=$!
+		timeout 120 sh -c 'while :; do :; done' &
+		l2=$!
+		"$KES" record -q -o "$f.tmp" -- "$EXITGEN" --io $((REC_IO_PER_M * $1)) --vcpus 2 \
+			--quiet >&2
+		rc=$?
+		kill "$l1" "$l2" 2>/dev/null
+		wait "$l1" "$l2" 2>/dev/null
+		[ "$rc" = 0 ] || { rm -f "$f.tmp"; return 1; }
+		"$DATCOUNT" "$f.tmp" | awk '$1 == "total" { print $2 }' >"$f.events"
+		mv "$f.tmp" "$f"
+	fi
+	echo "$f"
+}
+
 # compressed N: the same recording as trace-cmd's v7 with zstd
 # (`trace-cmd convert --file-version 7 --compression zstd`), also cached.
 compressed() {

@@ -7,6 +7,10 @@
 #   report          kvm-exitstat report -i F -f csv (the default path: on two
 #                   threads where that gives the same report, pipeline/split.c)
 #   one-thread      the same with KES_THREADS=1 (one feed over every CPU)
+#   by-sub          report --by-sub: a view the split does not run (sub-key
+#                   cap), so the one feed with pair/ on a second thread
+#                   (feed/feed-pipe.c)
+#   by-sub-one      the same with KES_THREADS=1
 #   libtracecmd     the same with KES_NO_FASTPATH=1 (records through libtracecmd)
 #   trace-cmd       trace-cmd report F (up to TC_MAX_M million events: it is slow)
 #   cat             cat F: the floor of reading the file through read(2)
@@ -17,6 +21,10 @@
 # report's (trace-cmd: how many times report is cheaper; floors: below 1).
 # Then one line per size with issue 12's targets: its CPU ones (150x trace-cmd,
 # 2x the floor) are one core's, the one-thread row; the split's is wall time.
+#
+# Then the same two rows (report, one-thread) and the two --by-sub rows on a
+# 4 M recording whose vCPU threads migrate (migrating in lib.sh): the split
+# stays off there, the one feed runs with pair/ on a second thread.
 #
 # Env: SIZES (default "1 4 16"), N_REPORT (5), N_PEER (3), N_TC (1), TC_MAX_M (4).
 . tests/bench/lib.sh
@@ -54,6 +62,10 @@ for size in $SIZES; do
 	one "$size" report "$N_REPORT" "$KES" report -i "$f" -f csv
 	one "$size" one-thread "$N_REPORT" env KES_THREADS=1 "$KES" report -i "$f" -f csv
 	ONE_WALL=$W
+	one "$size" by-sub "$N_REPORT" "$KES" report -i "$f" -f csv --by-sub
+	SUB_WALL=$W SUB_CPU=$C
+	one "$size" by-sub-one "$N_REPORT" env KES_THREADS=1 "$KES" report -i "$f" -f csv --by-sub
+	SUB_ONE_WALL=$W SUB_ONE_CPU=$C
 	one "$size" libtracecmd "$N_PEER" env KES_NO_FASTPATH=1 "$KES" report -i "$f" -f csv
 	CPU_trace_cmd=
 	if [ "$size" -le "$TC_MAX_M" ]; then
@@ -67,7 +79,25 @@ for size in $SIZES; do
 		"$size" "$tc" "$(fmt "%.1fx" "r / f" r="$CPU_one_thread" f="$CPU_mmap_wordsum")"
 	printf ' report wall / one thread'"'"'s %s (< 1: faster with both cores);' \
 		"$(fmt "%.2f" "w / o" w="$REPORT_WALL" o="$ONE_WALL")"
-	printf ' report CPU / one thread'"'"'s %s; libtracecmd/report %s\n' \
-		"$(fmt "%.2f" "c / o" c="$REPORT_CPU" o="$CPU_one_thread")" \
+	printf ' report CPU / one thread'"'"'s %s;' "$(fmt "%.2f" "c / o" c="$REPORT_CPU" o="$CPU_one_thread")"
+	printf ' --by-sub wall / one thread'"'"'s %s, CPU %s;' \
+		"$(fmt "%.2f" "w / o" w="$SUB_WALL" o="$SUB_ONE_WALL")" \
+		"$(fmt "%.2f" "c / o" c="$SUB_CPU" o="$SUB_ONE_CPU")"
+	printf ' libtracecmd/report %s\n' \
 		"$(fmt "%.1fx" "l / r" l="$CPU_libtracecmd" r="$REPORT_CPU")"
 done
+
+f=$(migrating 4) || { echo "report bench: migrating recording failed"; exit 0; }
+ev=$(cat "$f.events")
+mb=$(mb_of "$f")
+cat "$f" >/dev/null
+one mig4 report "$N_REPORT" "$KES" report -i "$f" -f csv
+W_MIG=$W C_MIG=$C
+one mig4 one-thread "$N_REPORT" env KES_THREADS=1 "$KES" report -i "$f" -f csv
+W_MIG1=$W C_MIG1=$C
+one mig4 by-sub "$N_REPORT" "$KES" report -i "$f" -f csv --by-sub
+W_SUB=$W C_SUB=$C
+one mig4 by-sub-one "$N_REPORT" env KES_THREADS=1 "$KES" report -i "$f" -f csv --by-sub
+printf '  migrating 4M: report wall / one thread'"'"'s %s, CPU %s; --by-sub wall / one thread'"'"'s %s, CPU %s\n' \
+	"$(fmt "%.2f" "w / o" w="$W_MIG" o="$W_MIG1")" "$(fmt "%.2f" "c / o" c="$C_MIG" o="$C_MIG1")" \
+	"$(fmt "%.2f" "w / o" w="$W_SUB" o="$W")" "$(fmt "%.2f" "c / o" c="$C_SUB" o="$C")"

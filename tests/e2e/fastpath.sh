@@ -29,8 +29,9 @@ same_reports() {
 		check "$(basename "$1") $view: same report" cmp -s "$TMP/fast.out" "$TMP/slow.out"
 		check "$(basename "$1") $view: same messages" cmp -s "$TMP/fast.err" "$TMP/slow.err"
 	done
-	# report's split (two feeds on two threads where that gives the one feed's report)
-	for view in "-f csv" "-f json" "-f ppc" "-f csv --slowest 5"; do
+	# report's split (two feeds on two threads where that gives the one feed's
+	# report), else the one feed with pair/ on a second thread (--by-sub always)
+	for view in "-f csv" "-f json" "-f ppc" "-f csv --slowest 5" "-f json --by-sub"; do
 		# shellcheck disable=SC2086
 		$KES report -i "$1" $view >"$TMP/two.out" 2>"$TMP/two.err"
 		# shellcheck disable=SC2086

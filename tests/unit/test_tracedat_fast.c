@@ -16,6 +16,7 @@
  * passes fresh recordings and trace-cmd conversions).
  * Runs from the source tree root (make check).
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -609,12 +610,24 @@ static bool keep_all(void *arg, const struct kes_event *ev)
 	return true;
 }
 
-enum { VIA_LANES, VIA_LANES_FILTERED, VIA_RECORDS };
+enum { VIA_LANES, VIA_LANES_FILTERED, VIA_RECORDS, VIA_PIPE };
 
 /*
  * path through a feed: of lanes, of lanes with a keep() that keeps all
  * (which turns skipping off), or of libtracecmd's records (feed_record()).
  */
+/* VIA_PIPE: the threads pair/ met, and on how many of them it was not the caller's */
+static pthread_t caller;
+static size_t threads_met, threads_elsewhere;
+
+static void note_thread(void *arg, int32_t tid)
+{
+	(void)arg;
+	(void)tid;
+	threads_met++;
+	threads_elsewhere += !pthread_equal(pthread_self(), caller);
+}
+
 static void feed_file(const char *path, int via, struct pair_counts *pc, struct sums *sm,
 		      struct feed_counts *fc)
 {
@@ -633,8 +646,16 @@ static void feed_file(const char *path, int via, struct pair_counts *pc, struct 
 	struct decoder *d = decode_new(tracedat_tep(td), &types);
 
 	decode_need_details(d, false);
-	struct feed_opts fo = {.d = d, .p = p, .keep = via == VIA_LANES_FILTERED ? keep_all : NULL};
+	struct feed_opts fo = {.d = d,
+			       .p = p,
+			       .keep = via == VIA_LANES_FILTERED ? keep_all : NULL,
+			       .pipe = via == VIA_PIPE};
 	struct feed *f = feed_new(&fo);
+
+	caller = pthread_self();
+	threads_met = threads_elsewhere = 0;
+	if (via == VIA_PIPE)
+		pair_set_thread_hook(p, note_thread, NULL);
 
 	if (via == VIA_RECORDS) {
 		tracedat_set_fast(td, false);
@@ -917,6 +938,26 @@ static void test_split(const struct meta *mt)
 	page_commit(&pg[1], 0, 0);
 	CHECK(write_dat_n(tmp("split4.dat"), mt, 2, 2, pg, cpu01, 2) == 0, "write split4.dat");
 	check_not_split(tmp("split4.dat"), "time going back", gave_up, true);
+
+	/* the one feed with pair/ on a second thread (feed-pipe.c): the same sums */
+	for (int i = 1; i <= 4; i++) {
+		char name[32];
+		struct pair_counts pc1;
+		struct sums sm1;
+		struct feed_counts fc1;
+
+		snprintf(name, sizeof(name), i == 1 ? "split.dat" : "split%d.dat", i);
+		feed_file(tmp(name), VIA_LANES, &pc, &sm, &fc);
+		feed_file(tmp(name), VIA_PIPE, &pc1, &sm1, &fc1);
+		CHECK(!memcmp(&sm, &sm1, sizeof(sm)) && !memcmp(&pc, &pc1, sizeof(pc)) &&
+			  fc.kvm == fc1.kvm && fc.records == fc1.records,
+		      "%s: pair/ on its own thread: %llu timed in %llu ns, want %llu in %llu", name,
+		      (unsigned long long)sm1.count, (unsigned long long)sm1.sum,
+		      (unsigned long long)sm.count, (unsigned long long)sm.sum);
+		CHECK(threads_met && threads_elsewhere == threads_met,
+		      "%s: pair/ met %zu threads, %zu of them away from the feed's", name,
+		      threads_met, threads_elsewhere);
+	}
 }
 
 static int copy_file(const char *from, const char *to, long cut)
