@@ -12,5 +12,12 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t sz);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/*
+ * Zeroed, on cache lines of its own (XLINE-aligned, the size rounded up):
+ * for memory one thread writes at every event while another thread writes
+ * what malloc may have put beside it. Freed with free().
+ */
+#define XLINE 128 /* two 64-byte lines (adjacent-line prefetch), one of ppc64's */
+void *xcalloc_lines(size_t n, size_t sz);
 
 #endif

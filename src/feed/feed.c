@@ -78,9 +78,13 @@ struct feed {
 	struct feed_pipe *pipe; /* feed_run()'s, with o.pipe */
 };
 
+/*
+ * The feed, its lanes and heap on cache lines of their own: written at
+ * every record, beside a split's other half or the pipe's pair/ (xcalloc_lines()).
+ */
 struct feed *feed_new(const struct feed_opts *o)
 {
-	struct feed *f = xcalloc(1, sizeof(*f));
+	struct feed *f = xcalloc_lines(1, sizeof(*f));
 
 	f->o = *o;
 	f->c.ts_first = UINT64_MAX;
@@ -93,9 +97,20 @@ int feed_add_lane(struct feed *f, struct ring_lane *src)
 	if (f->n == FEED_MAX_LANES)
 		return -1;
 	if (f->n == f->cap) {
+		struct lane *l;
+		struct lane **h;
+
 		f->cap = f->cap ? 2 * f->cap : 8;
-		f->lanes = xrealloc(f->lanes, f->cap * sizeof(*f->lanes));
-		f->heap = xrealloc(f->heap, f->cap * sizeof(*f->heap));
+		l = xcalloc_lines(f->cap, sizeof(*l));
+		h = xcalloc_lines(f->cap, sizeof(*h));
+		if (f->n) {
+			memcpy(l, f->lanes, f->n * sizeof(*l));
+			memcpy(h, f->heap, f->n * sizeof(*h));
+		}
+		free(f->lanes);
+		free(f->heap);
+		f->lanes = l;
+		f->heap = h;
 	}
 	f->lanes[f->n++] = (struct lane){.src = src};
 	return 0;

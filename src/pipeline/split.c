@@ -48,6 +48,9 @@ struct half {
 	struct stats_table *exits, *uexits;
 	struct stats_outliers *out[2]; /* the caller's kind, or NULL */
 	struct feed *f;
+	const struct split_in *in;
+	struct ring_lane **lanes; /* all of them: this half's are every other one */
+	size_t n;
 	size_t nlanes; /* added to f */
 	int rc;
 	char e[256];
@@ -155,10 +158,23 @@ static void half_free(struct half *h)
 	decode_free(h->d);
 }
 
+/*
+ * One half, built on the thread that runs it: glibc gives each thread an
+ * arena of its own, so the halves' feeds, lanes, pairs and tables, written
+ * at every record, never share a cache line. Built side by side on one
+ * thread, they did or did not by the luck of the layout: the 16 M report
+ * took 0.63 s of CPU where it took 0.42 s, for 16 reads of sample pages
+ * allocated first.
+ */
 static void *run_half(void *arg)
 {
 	struct half *h = arg;
 
+	half_init(h, h->id, h->own, h->in);
+	for (size_t i = (size_t)h->id; i < h->n; i += 2) {
+		feed_add_lane(h->f, h->lanes[i]);
+		h->nlanes++;
+	}
 	h->rc = feed_run(h->f, h->e, sizeof(h->e));
 	if (h->rc == 0)
 		pair_finish(h->p);
@@ -212,23 +228,16 @@ int split_lanes(const struct split_in *in, struct ring_lane **lanes, size_t n,
 		free(own.v);
 		return 0;
 	}
-	/* from here on the lanes belong to the halves' feeds */
+	/* from here on the lanes belong to the halves' feeds: every other lane each */
 	for (int i = 0; i < 2; i++)
-		half_init(&h[i], i, &own, in);
-	/* every other lane: half the CPUs each */
-	for (size_t i = 0; i < n; i++) {
-		struct half *x = &h[i % 2];
-
-		feed_add_lane(x->f, lanes[i]);
-		x->nlanes++;
-	}
+		h[i] = (struct half){.id = i, .own = &own, .in = in, .lanes = lanes, .n = n};
 	if (pthread_create(&t, NULL, run_half, &h[1]) == 0) {
 		run_half(&h[0]);
 		pthread_join(t, NULL);
 		done = !h[0].rc && !h[1].rc && !atomic_load(&own.stop) && merge(h, in, out);
+		for (int i = 0; i < 2; i++)
+			half_free(&h[i]);
 	}
-	for (int i = 0; i < 2; i++)
-		half_free(&h[i]);
 	free(own.v);
 	pthread_mutex_destroy(&own.lock);
 	return done ? 1 : -1;

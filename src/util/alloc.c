@@ -29,6 +29,19 @@ void *xrealloc(void *p, size_t n)
 	return check(realloc(p, n ? n : 1));
 }
 
+void *xcalloc_lines(size_t n, size_t sz)
+{
+	size_t len;
+	void *p;
+
+	if (sz && n > ((size_t)-1 - XLINE) / sz)
+		check(NULL);
+	len = (n * sz + XLINE - 1) / XLINE * XLINE;
+	p = check(aligned_alloc(XLINE, len ? len : XLINE));
+	memset(p, 0, len ? len : XLINE);
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	return check(strdup(s));
