@@ -102,11 +102,9 @@ int feed_add_lane(struct feed *f, struct ring_lane *src)
 
 		f->cap = f->cap ? 2 * f->cap : 8;
 		l = xcalloc_lines(f->cap, sizeof(*l));
-		h = xcalloc_lines(f->cap, sizeof(*h));
-		if (f->n) {
+		h = xcalloc_lines(f->cap, sizeof(*h)); /* filled by feed_run() */
+		if (f->n)
 			memcpy(l, f->lanes, f->n * sizeof(*l));
-			memcpy(h, f->heap, f->n * sizeof(*h));
-		}
 		free(f->lanes);
 		free(f->heap);
 		f->lanes = l;

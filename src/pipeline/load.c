@@ -378,10 +378,16 @@ static int feed_lanes(struct ctx *c, struct ring_lane **lanes, size_t n, char *e
 	return ret;
 }
 
+/* Does a view read detail events' fields that a split cannot merge (split.c)? */
+static bool details_unmerged(const struct input_opts *o)
+{
+	return o->with_sub || o->buckets || o->vcpu >= 0;
+}
+
 /* Does a view read detail events' fields (decode_need_details())? */
 static bool details_needed(const struct input_opts *o)
 {
-	return o->with_sub || o->buckets || o->outliers[0] || o->outliers[1] || o->vcpu >= 0;
+	return details_unmerged(o) || o->outliers[0] || o->outliers[1];
 }
 
 /*
@@ -397,8 +403,7 @@ static int split(struct ctx *c, struct tracedat *td, struct ring_lane **lanes, s
 			      {o->outliers[0], o->outliers[1]}};
 	struct split_out out;
 
-	if (c->filtered || o->with_sub || o->buckets || o->vcpu >= 0 || o->timeline[0] ||
-	    o->timeline[1])
+	if (c->filtered || details_unmerged(o) || o->timeline[0] || o->timeline[1])
 		return 0;
 	int s = split_lanes(&in, lanes, n, &out);
 
