@@ -50,7 +50,8 @@ CFLAGS  ?= -O2 -g
 BASEFLAGS := $(SYSROOT_CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
 	     -Wformat=2 -Wno-format-nonliteral $(if $(WERROR),-Werror) -MMD -MP
 CPPFLAGS += -Iinclude -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS))
-LDLIBS  += $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm -lpthread
+# libmicrohttpd is opened by serve at run time (src/serve/mhd.c): compiled against, not linked
+LDLIBS  += $(shell $(PKG_CONFIG) --libs $(filter-out libmicrohttpd,$(PKGS))) -lm -lpthread -ldl
 
 ifeq ($(V),1)
 Q :=

@@ -33,6 +33,9 @@
 
 #define WAIT_S 2
 
+/* libmicrohttpd (mhd.c): set by serve_http_start() before the daemon's threads exist */
+static const struct serve_mhd *M;
+
 struct page {
 	struct serve_http *h;
 	struct serve_page p;
@@ -79,23 +82,23 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 			     const char *allow)
 {
 	struct MHD_Response *r =
-	    MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	    M->create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	M->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (allow)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+		M->add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+	ret = M->queue_response(c, status, r);
+	M->destroy_response(r);
 	return ret;
 }
 
 /* Prometheus asks "application/openmetrics-text;version=1.0.0,...;q=0.75,text/plain;...". */
 static bool wants_openmetrics(struct MHD_Connection *c)
 {
-	const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	const char *a = M->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 
 	return a && strstr(a, "application/openmetrics-text");
 }
@@ -103,7 +106,7 @@ static bool wants_openmetrics(struct MHD_Connection *c)
 static bool accepts_gzip(struct MHD_Connection *c)
 {
 	const char *a =
-	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	    M->lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 
 	return a && strstr(a, "gzip");
 }
@@ -144,19 +147,19 @@ static enum MHD_Result metrics(struct serve_http *h, struct MHD_Connection *c)
 	if (!p)
 		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no data yet\n", NULL);
 	gz = gz && p->p.gz;
-	r = MHD_create_response_from_buffer_with_free_callback_cls(
+	r = M->create_response_from_buffer_with_free_callback_cls(
 	    gz ? p->p.gzlen : p->p.len, gz ? p->p.gz : p->p.buf, page_put, p);
 	if (!r) {
 		page_put(p);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	M->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 				om ? PROM_CT_OPENMETRICS : PROM_CT_TEXT);
 	if (gz)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+		M->add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	atomic_fetch_add(&h->served[om], 1);
-	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
+	ret = M->queue_response(c, MHD_HTTP_OK, r);
+	M->destroy_response(r);
 	return ret;
 }
 
@@ -226,12 +229,15 @@ struct serve_http *serve_http_start(const char *addr, char *errbuf, size_t errle
 
 	if (parse_addr(addr, &ss, errbuf, errlen) < 0)
 		return NULL;
+	M = serve_mhd(errbuf, errlen);
+	if (!M)
+		return NULL;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	h = xcalloc(1, sizeof(*h));
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_cond_init(&h->fresh, NULL);
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, answer, h, MHD_OPTION_SOCK_ADDR, &ss,
+	h->d = M->start_daemon(flags, 0, NULL, NULL, answer, h, MHD_OPTION_SOCK_ADDR, &ss,
 				MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_CONNECTION_LIMIT,
 				32u, MHD_OPTION_PER_IP_CONNECTION_LIMIT, 8u, MHD_OPTION_END);
 	if (!h->d) {
@@ -242,7 +248,7 @@ struct serve_http *serve_http_start(const char *addr, char *errbuf, size_t errle
 		free(h);
 		return NULL;
 	}
-	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	info = M->get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : 0;
 	return h;
 }
@@ -299,7 +305,7 @@ void serve_http_stop(struct serve_http *h)
 	if (!h)
 		return;
 	/* Joins the server thread; responses still queued release their pages. */
-	MHD_stop_daemon(h->d);
+	M->stop_daemon(h->d);
 	if (h->text)
 		page_put(h->text);
 	if (h->om)

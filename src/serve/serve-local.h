@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <microhttpd.h>
 #include "serve.h"
 #include "stats.h"
 
@@ -155,5 +156,24 @@ void serve_http_publish(struct serve_http *h, uint64_t answers, struct serve_pag
 			struct serve_page *om);
 /* Stops the server thread and closes every connection. */
 void serve_http_stop(struct serve_http *h);
+
+/* ------------------------------------------------------------------------ */
+/* mhd.c: the libmicrohttpd calls http.c makes, from the library opened at run time */
+
+struct serve_mhd {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_create_response_from_buffer_with_free_callback_cls)
+	    *create_response_from_buffer_with_free_callback_cls;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+};
+
+/* The library's functions (opened once, then kept), or NULL with errbuf set. */
+const struct serve_mhd *serve_mhd(char *errbuf, size_t errlen);
 
 #endif

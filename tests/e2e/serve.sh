@@ -7,7 +7,8 @@
 # histogram_quantile(0.99) lands in the bucket of report's p99. Then: stuck
 # clients do not stall collection, counters never reset, a gone VM's series
 # stay for --keep-gone and then go, GET only, the textfile is atomic and
-# refuses to replace a FIFO, SIGTERM ends it with its instance removed.
+# refuses to replace a FIFO, SIGTERM ends it with its instance removed, a
+# libmicrohttpd without its functions is refused in one line.
 # Every process started here is killed at the end (trap); ports are free
 # ones, directories private; only exitgen's pid is asserted on.
 . "$(dirname "$0")/lib.sh"
@@ -265,4 +266,21 @@ kill -INT $S2
 wait $S2
 eq "textfile serve exit status after SIGINT" "$?" 0
 check "no kvm-exitstat instance of ours left" sh -c "[ ! -d /sys/kernel/tracing/instances/kvm-exitstat-$S2 ] && [ ! -d /sys/kernel/tracing/instances/kvm-exitstat-$S3 ]"
+# libmicrohttpd is opened when serve starts (src/serve/mhd.c), not linked: a
+# library of that name without its functions is one line, status 1, and the
+# tracefs instance serve had made is gone.
+mkdir "$TMP/fakemhd"
+printf 'int kes_not_libmicrohttpd;\n' >"$TMP/fakemhd/f.c"
+if cc -shared -fPIC -o "$TMP/fakemhd/libmicrohttpd.so.12" "$TMP/fakemhd/f.c" 2>"$TMP/fakemhd/cc.err"; then
+	LD_LIBRARY_PATH=$TMP/fakemhd "$KES" serve --listen 127.0.0.1:0 -i 0.5 >"$TMP/mhd.out" 2>"$TMP/mhd.err" &
+	M=$!
+	PIDS="$PIDS $M"
+	wait $M
+	eq "serve with a library lacking MHD_start_daemon: exit status" "$?" 1
+	eq "... says so in one line" "$(cat "$TMP/mhd.err")" \
+		"kvm-exitstat: serve needs libmicrohttpd.so.12: it lacks MHD_start_daemon"
+	check "... and leaves no instance" sh -c "[ ! -d /sys/kernel/tracing/instances/kvm-exitstat-$M ]"
+else
+	bad "cc -shared for the fake libmicrohttpd: $(head -c 200 "$TMP/fakemhd/cc.err")"
+fi
 summary
