@@ -272,10 +272,21 @@ check "-g: -name NAME,..., and not the process without a VM" grep -q "pid $Q2\$"
 kill $Q $Q2 $NOVM
 wait $Q $Q2 $NOVM 2>/dev/null
 
-# Without -p: a VM that starts after top is picked up and named.
-"$EXITGEN" --io 50000 --vcpus 1 --start-delay 3000 >"$TMP/eg5.out" 2>&1 &
+# Without -p: a VM that starts after top is picked up and named. The VM
+# starts once top traces (its instance's tracing_on): a fixed 3 s head start
+# for top was once not enough on a loaded CI machine, and the VM was missed.
+timeout 60 "$KES" top -a --once -d 5 >"$TMP/all.out" 2>&1 &
+T5=$!
+n=0
+until p=$(pgrep -P $T5) && [ "$(cat "/sys/kernel/tracing/instances/kvm-exitstat-$p/tracing_on" 2>/dev/null)" = 1 ]; do
+	n=$((n + 1))
+	[ $n -lt 300 ] || break
+	sleep 0.1
+done
+check "-a: top traces within 30 s" [ $n -lt 300 ]
+"$EXITGEN" --io 50000 --vcpus 1 --start-delay 500 >"$TMP/eg5.out" 2>&1 &
 E5=$!
-timeout 60 "$KES" top -a --once -d 4 >"$TMP/all.out" 2>&1
+wait $T5
 eq "-a --once exit status" "$?" 0
 wait $E5
 check "-a: the new VM is in the header" grep -q "exitgen\[$E5\]" "$TMP/all.out"
