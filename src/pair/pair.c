@@ -576,22 +576,25 @@ void pair_event(struct pair *p, const struct kes_event *ev)
 		machine_event(p, t, ev);
 }
 
+/* The thread's open exits end here: the waiting and handled ones counted, the rest untimed. */
+static void close_thread(struct pair *p, struct thread *t)
+{
+	commit_pending(p, t);
+	flush_exit(p, t);
+	if (t->x.state == S_HOST)
+		untimed(p, p->exits, t, &t->x);
+	if (t->u.state == S_HOST)
+		untimed(p, p->uexits, t, &t->u);
+	t->x.state = t->u.state = S_NONE;
+	details_clear(&t->x.d);
+	details_clear(&t->u.d);
+}
+
 static void close_open(struct pair *p)
 {
-	for (size_t i = 0; i < p->nslots; i++) {
-		struct thread *t = &p->threads[i];
-		if (!t->tid)
-			continue;
-		commit_pending(p, t);
-		flush_exit(p, t);
-		if (t->x.state == S_HOST)
-			untimed(p, p->exits, t, &t->x);
-		if (t->u.state == S_HOST)
-			untimed(p, p->uexits, t, &t->u);
-		t->x.state = t->u.state = S_NONE;
-		details_clear(&t->x.d);
-		details_clear(&t->u.d);
-	}
+	for (size_t i = 0; i < p->nslots; i++)
+		if (p->threads[i].tid)
+			close_thread(p, &p->threads[i]);
 }
 
 void pair_lost(struct pair *p)
@@ -606,17 +609,8 @@ void pair_end_thread(struct pair *p, int32_t tid)
 	if (tid <= 0)
 		return;
 	t = slot(p->threads, p->nslots, tid);
-	if (!t->tid)
-		return;
-	commit_pending(p, t);
-	flush_exit(p, t);
-	if (t->x.state == S_HOST)
-		untimed(p, p->exits, t, &t->x);
-	if (t->u.state == S_HOST)
-		untimed(p, p->uexits, t, &t->u);
-	t->x.state = t->u.state = S_NONE;
-	details_clear(&t->x.d);
-	details_clear(&t->u.d);
+	if (t->tid)
+		close_thread(p, t);
 }
 
 void pair_segment(struct pair *p)
