@@ -11,14 +11,6 @@
 #include "alloc.h"
 #include "stats-local.h"
 
-#define SUB_BITS 7
-#define SUB	 (1u << SUB_BITS)
-#define NBLOCKS	 (64 - SUB_BITS + 1) /* block 0: 0..127; block b: [2^(b+6), 2^(b+7)) */
-
-struct stats_hist {
-	uint64_t *block[NBLOCKS];
-};
-
 struct stats_hist *hist_new(void)
 {
 	return xcalloc(1, sizeof(struct stats_hist));
@@ -33,19 +25,6 @@ void hist_free(struct stats_hist *h)
 	free(h);
 }
 
-static void locate(uint64_t v, unsigned *b, unsigned *s)
-{
-	if (v < SUB) {
-		*b = 0;
-		*s = (unsigned)v;
-		return;
-	}
-	unsigned e = 63 - (unsigned)__builtin_clzll(v); /* >= SUB_BITS */
-	unsigned shift = e - SUB_BITS;
-	*b = shift + 1;
-	*s = (unsigned)(v >> shift) - SUB;
-}
-
 /* The value a bucket stands for: its midpoint (exact for block 0). */
 static double bucket_value(unsigned b, unsigned s)
 {
@@ -57,14 +36,10 @@ static double bucket_value(unsigned b, unsigned s)
 	return lo + (width - 1) / 2;
 }
 
-void hist_add_n(struct stats_hist *h, uint64_t v, uint64_t n)
+/* A first sample in a power of two: its block. */
+uint64_t *hist_block_new(struct stats_hist *h, unsigned b)
 {
-	unsigned b, s;
-
-	locate(v, &b, &s);
-	if (!h->block[b])
-		h->block[b] = xcalloc(SUB, sizeof(uint64_t));
-	h->block[b][s] += n;
+	return h->block[b] = xcalloc(SUB, sizeof(uint64_t));
 }
 
 void hist_merge(struct stats_hist *dst, const struct stats_hist *src)
