@@ -10,7 +10,7 @@
 #include "err.h"
 #include "serve-local.h"
 
-/* The soname Debian (and upstream, since 0.9.44) ships: the ABI of the header we build with. */
+/* The soname of the library the header comes from (Debian 12: libmicrohttpd12 0.9.75). */
 #define MHD_SONAME "libmicrohttpd.so.12"
 
 static struct serve_mhd fns;
