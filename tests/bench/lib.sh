@@ -72,13 +72,17 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 # recording N: prints the path of a real recording of about N million
 # events, made once with our own `record` of exitgen (2 vCPUs, ~7 events
 # per exit: IO exits at 72000 per vCPU per million) and kept in $BENCH_DIR;
-# its event count (libtracecmd's) is in PATH.events.
+# its event count (libtracecmd's) is in PATH.events. exitgen --pin keeps
+# vCPU i on CPU i: left to the scheduler, on 2026-12-04 88 % of the 4 M
+# recording's events landed on one CPU, both threads on both CPUs, and the
+# split (report on both cores) measured the scheduler's luck, not report.
+# migrating N is the other case.
 REC_IO_PER_M=${REC_IO_PER_M:-72000}
 recording() {
-	f=$BENCH_DIR/rec-${1}M.dat
+	f=$BENCH_DIR/rec-${1}M-pin.dat
 	if [ ! -s "$f" ] || [ ! -s "$f.events" ]; then
 		"$KES" record -q -o "$f.tmp" -- "$EXITGEN" --io $((REC_IO_PER_M * $1)) --vcpus 2 \
-			--quiet >&2 || { rm -f "$f.tmp"; return 1; }
+			--pin --quiet >&2 || { rm -f "$f.tmp"; return 1; }
 		"$DATCOUNT" "$f.tmp" | awk '$1 == "total" { print $2 }' >"$f.events"
 		mv "$f.tmp" "$f"
 	fi
@@ -111,7 +115,7 @@ migrating() {
 # (`trace-cmd convert --file-version 7 --compression zstd`), also cached.
 compressed() {
 	src=$(recording "$1") || return 1
-	f=$BENCH_DIR/z7-${1}M.dat
+	f=$BENCH_DIR/z7-${1}M-pin.dat
 	if [ ! -s "$f" ]; then
 		trace-cmd convert -i "$src" -o "$f.tmp" --file-version 7 --compression zstd \
 			>/dev/null 2>&1 || { rm -f "$f.tmp"; return 1; }
@@ -120,5 +124,5 @@ compressed() {
 	echo "$f"
 }
 
-events_of() { cat "$(echo "$1" | sed 's/z7-\([0-9]*M\)\.dat$/rec-\1.dat/').events"; }
+events_of() { cat "$(echo "$1" | sed 's/z7-\([0-9]*M-pin\)\.dat$/rec-\1.dat/').events"; }
 mb_of() { fmt "%.0f" "s / 1e6" s="$(stat -c %s "$1")"; }

@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -107,6 +108,9 @@ static void usage(const char *prog)
 	      "                  first KVM_RUN (time to attach a tracer to this pid)\n"
 	      "  --start-on-usr1 then wait for SIGUSR1 too (a tracer that takes long to\n"
 	      "                  set up, on a loaded machine, says when it is ready)\n"
+	      "  --pin           vCPU I runs only on the I-th CPU this process may use\n"
+	      "                  (modulo their number): a trace whose threads stay on\n"
+	      "                  their CPUs, whatever the scheduler would do\n"
 	      "  --pause-us US   each vCPU sleeps US microseconds after every pass (with\n"
 	      "                  --seconds: a paced workload of a known rate)\n"
 	      "  --variant V     a guest-specific setting (below)\n"
@@ -183,6 +187,7 @@ enum {
 	OPT_USR1,
 	OPT_PAUSE,
 	OPT_QUIET,
+	OPT_PIN,
 	OPT_INJECT,
 	OPT_VARIANT,
 	OPT_NAME,
@@ -209,6 +214,7 @@ static const struct option long_opts[] = {
     {"start-on-usr1", no_argument, NULL, OPT_USR1},
     {"pause-us", required_argument, NULL, OPT_PAUSE},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"pin", no_argument, NULL, OPT_PIN},
     {"inject", required_argument, NULL, OPT_INJECT},
     {"variant", required_argument, NULL, OPT_VARIANT},
     {"name", required_argument, NULL, OPT_NAME},
@@ -266,6 +272,9 @@ static void parse_one(struct eg_opts *o, int c, const char *arg, int *pv, long l
 		break;
 	case OPT_QUIET:
 		o->quiet = true;
+		break;
+	case OPT_PIN:
+		o->pin = true;
 		break;
 	case OPT_INJECT:
 		o->inject = parse_inject(arg);
@@ -625,6 +634,28 @@ static uint64_t ns_of(const struct timespec *t)
 	return (uint64_t)t->tv_sec * 1000000000u + t->tv_nsec;
 }
 
+/* --pin: vCPU i on the (i mod n)-th of the n CPUs this process may run on. */
+static void pin_vcpu(pthread_t thread, unsigned int i)
+{
+	cpu_set_t allowed, one;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		die(EXIT_USAGE, "--pin: sched_getaffinity: %s", strerror(errno));
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		n += CPU_ISSET(cpu, &allowed) != 0;
+	for (int cpu = 0, k = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed) || k++ != (int)(i % (unsigned int)n))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		errno = pthread_setaffinity_np(thread, sizeof(one), &one);
+		if (errno)
+			die(EXIT_USAGE, "--pin: cpu %d: %s", cpu, strerror(errno));
+		return;
+	}
+}
+
 static void start_vcpus(struct eg_vm *vm, const struct eg_opts *o)
 {
 	char name[24]; /* "exitgen-vcpu31" fits the kernel's 16 bytes */
@@ -642,6 +673,8 @@ static void start_vcpus(struct eg_vm *vm, const struct eg_opts *o)
 		setup_vcpu(vm, v, o);
 		if (pthread_create(&v->thread, NULL, vcpu_main, v))
 			die(EXIT_USAGE, "pthread_create failed");
+		if (o->pin)
+			pin_vcpu(v->thread, i);
 		/* Named here, not by the thread, so the name is set before the header. */
 		snprintf(name, sizeof(name), "exitgen-vcpu%u", i);
 		pthread_setname_np(v->thread, name);

@@ -53,6 +53,7 @@ struct eg_opts {
 	unsigned int pause_us; /* --pause-us: sleep between passes (a paced workload) */
 	double give_up;	       /* --give-up: fail a run not ended after this many s (0: wait) */
 	bool quiet;
+	bool pin; /* --pin: each vCPU thread on one CPU */
 	const char *variant; /* --variant: guest-specific setting (NULL: its default) */
 	enum eg_inject { INJ_NONE, INJ_PORT, INJ_READ, INJ_HLT } inject;
 };
