@@ -541,56 +541,72 @@ void decode_add_counts(struct decoder *d, const struct decoder *from)
 	d->short_records += from->short_records;
 }
 
-static const struct exit_bind *pick_exit(const struct decoder *d, const struct bind *b,
-					 const void *data, int size)
+static inline __attribute__((always_inline)) const struct exit_bind *
+pick_exit(const struct decoder *d, const struct bind *b, const void *data, int size, bool checked)
 {
 	for (int i = 0; i < b->nexit; i++) {
 		const struct exit_bind *x = &b->exit[i];
 		if (!x->t->match.field ||
-		    (int64_t)load(d, data, size, &x->match) == x->t->match.value)
+		    (int64_t)load_as(d, data, size, &x->match, checked) == x->t->match.value)
 			return x;
 	}
 	return NULL;
+}
+
+/* exit_name() past its cache: the names and kinds looked up, into the slot. */
+static __attribute__((noinline)) void exit_name_fill(struct bind *b, const struct exit_bind *x,
+						     size_t slot, uint64_t ck, uint64_t key,
+						     uint64_t flags)
+{
+	const char *kind = x->t->nimplies ? exit_table_detail(x->t, key) : NULL;
+
+	b->cache[slot].key = ck;
+	b->cache[slot].name = exit_table_display(x->t, x->over, x->nover, key, flags);
+	b->cache[slot].explain = (uint16_t)exit_table_explain(x->t, key);
+	b->cache[slot].implies = kind && exit_types_detail_kind(kind) > 0
+				     ? (uint16_t)exit_types_detail_kind(kind)
+				     : KES_D_NONE;
 }
 
 /*
  * The exit's name; in *explain the detail kind that explains it, in *implies
  * the one it says the kvm_exit before it was (exit-table.h).
  */
-static const char *exit_name(struct bind *b, const struct exit_bind *x, uint64_t key,
-			     uint64_t flags, uint16_t *explain, uint16_t *implies)
+static inline __attribute__((always_inline)) const char *
+exit_name(struct bind *b, const struct exit_bind *x, uint64_t key, uint64_t flags,
+	  uint16_t *explain, uint16_t *implies)
 {
 	uint64_t ck = key ^ (flags * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)(x - b->exit) << 60;
 	size_t slot = (size_t)((ck ^ (ck >> 17)) % NAME_CACHE);
 
-	if (!b->cache[slot].name || b->cache[slot].key != ck) {
-		b->cache[slot].key = ck;
-		b->cache[slot].name = exit_table_display(x->t, x->over, x->nover, key, flags);
-		b->cache[slot].explain = (uint16_t)exit_table_explain(x->t, key);
-		const char *kind = x->t->nimplies ? exit_table_detail(x->t, key) : NULL;
-		b->cache[slot].implies =
-		    kind && exit_types_detail_kind(kind) > 0 ? (uint16_t)exit_types_detail_kind(kind)
-							     : KES_D_NONE;
-	}
+	if (!b->cache[slot].name || b->cache[slot].key != ck)
+		exit_name_fill(b, x, slot, ck, key, flags);
 	*explain = b->cache[slot].explain;
 	*implies = b->cache[slot].implies;
 	return b->cache[slot].name;
 }
 
-static void decode_exit(struct decoder *d, struct bind *b, const void *data, int size,
-			struct kes_event *ev)
+/*
+ * checked: as load_as(). The fields b->need covers (reason, sub, error,
+ * vcpu, match) load unchecked on the fast path; the detail and sub-key
+ * fields, which it does not cover, always checked.
+ */
+static inline __attribute__((always_inline)) void exit_fields(struct decoder *d, struct bind *b,
+							      const void *data, int size,
+							      struct kes_event *ev, bool checked)
 {
-	const struct exit_bind *x = pick_exit(d, b, data, size);
+	const struct exit_bind *x = pick_exit(d, b, data, size, checked);
 	uint64_t key, flags;
 
 	if (!x) {
 		ev->reason = intern("UNKNOWN_ISA");
 		return;
 	}
-	exit_table_compose(x->t, load(d, data, size, &x->reason),
-			   x->sub.present ? load(d, data, size, &x->sub) : 0,
-			   x->error.present ? (int64_t)load(d, data, size, &x->error) : 0, &key,
-			   &flags);
+	exit_table_compose(x->t, load_as(d, data, size, &x->reason, checked),
+			   x->sub.present ? load_as(d, data, size, &x->sub, checked) : 0,
+			   x->error.present ? (int64_t)load_as(d, data, size, &x->error, checked)
+					    : 0,
+			   &key, &flags);
 	ev->reason = exit_name(b, x, key, flags, &ev->detail, &ev->implies);
 	ev->isa = x->t->isa;
 	if (x->dfield.present && load(d, data, size, &x->dfield))
@@ -601,7 +617,22 @@ static void decode_exit(struct decoder *d, struct bind *b, const void *data, int
 		ev->flags = KES_EXIT_HAS_SUB;
 	}
 	if (x->vcpu.present)
-		ev->vcpu = (int32_t)load(d, data, size, &x->vcpu);
+		ev->vcpu = (int32_t)load_as(d, data, size, &x->vcpu, checked);
+}
+
+/* Out of line, one event in seven: inlined, its registers would lengthen decode_rec()'s prologue. */
+static __attribute__((noinline)) void decode_exit_fast(struct decoder *d, struct bind *b,
+						       const void *data, int size,
+						       struct kes_event *ev)
+{
+	exit_fields(d, b, data, size, ev, false);
+}
+
+static __attribute__((noinline)) void decode_exit_checked(struct decoder *d, struct bind *b,
+							  const void *data, int size,
+							  struct kes_event *ev)
+{
+	exit_fields(d, b, data, size, ev, true);
 }
 
 /*
@@ -615,7 +646,10 @@ decode_fields(struct decoder *d, struct bind *b, const void *data, int size, str
 	switch (b->role) {
 	case KES_EXIT:
 	case KES_UEXIT:
-		decode_exit(d, b, data, size, ev); /* one event in seven: always checked */
+		if (checked)
+			decode_exit_checked(d, b, data, size, ev);
+		else
+			decode_exit_fast(d, b, data, size, ev);
 		break;
 	case KES_ENTRY:
 	case KES_UENTRY:

@@ -214,7 +214,7 @@ static void details_clear(struct kes_details *d)
 }
 
 /* The row an open exit is counted in. */
-static struct stats_key exit_key(const struct pair *p, int32_t tid, const struct machine *m)
+static inline __attribute__((always_inline)) struct stats_key exit_key(const struct pair *p, int32_t tid, const struct machine *m)
 {
 	struct stats_key k = {.name = m->reason, .tid = tid, .vcpu = m->vcpu};
 
@@ -234,7 +234,7 @@ static struct stats_key exit_key(const struct pair *p, int32_t tid, const struct
  * address). A sub-key past the table's cap is not cached: each exit counted
  * in its "other" row must reach stats_table_get(), which counts it folded.
  */
-static struct stats_acc *row_acc(struct acc_cache *c, struct stats_table *tab,
+static inline __attribute__((always_inline)) struct stats_acc *row_acc(struct acc_cache *c, struct stats_table *tab,
 				 const struct stats_key *k)
 {
 	uint64_t folded;
@@ -258,7 +258,7 @@ static struct stats_acc *row_acc(struct acc_cache *c, struct stats_table *tab,
 	return c->acc;
 }
 
-static struct stats_acc *exit_acc(struct pair *p, struct stats_table *tab, struct thread *t,
+static inline __attribute__((always_inline)) struct stats_acc *exit_acc(struct pair *p, struct stats_table *tab, struct thread *t,
 				  const struct machine *m)
 {
 	struct stats_key k = exit_key(p, t->tid, m);
@@ -274,7 +274,7 @@ static struct stats_acc *exit_acc(struct pair *p, struct stats_table *tab, struc
  * sample, and the exit itself to the outliers, with the sub-key it has
  * whether or not the table is keyed by it.
  */
-static void timed(struct pair *p, struct stats_table *tab, struct thread *t,
+static inline __attribute__((always_inline)) void timed(struct pair *p, struct stats_table *tab, struct thread *t,
 		  const struct machine *m, uint64_t ts, uint64_t ns)
 {
 	struct stats_outliers *o = p->out[tab == p->uexits];
@@ -296,7 +296,7 @@ static void timed(struct pair *p, struct stats_table *tab, struct thread *t,
 }
 
 /* The waiting exit's sample, with the sub-key it got after the re-entry or none. */
-static void commit_pending(struct pair *p, struct thread *t)
+static inline __attribute__((always_inline)) void commit_pending(struct pair *p, struct thread *t)
 {
 	if (!t->up.on)
 		return;
@@ -305,7 +305,7 @@ static void commit_pending(struct pair *p, struct thread *t)
 }
 
 /* At a userspace exit: the sub-key of the last detail of the kind that explains it. */
-static void explain_uexit(struct machine *m, uint16_t kind)
+static inline __attribute__((always_inline)) void explain_uexit(struct machine *m, uint16_t kind)
 {
 	m->want_after = 0;
 	if (kind == KES_D_NONE || kind >= KES_D_MAX) {
@@ -323,7 +323,7 @@ static void explain_uexit(struct machine *m, uint16_t kind)
 }
 
 /* Counts the x machine's handled exit, now that nothing can add to it. */
-static void flush_exit(struct pair *p, struct thread *t)
+static inline __attribute__((always_inline)) void flush_exit(struct pair *p, struct thread *t)
 {
 	struct machine *m = &t->x;
 
@@ -335,7 +335,7 @@ static void flush_exit(struct pair *p, struct thread *t)
 }
 
 /* A userspace exit's implied detail (no sub-key, no flag) for the kvm_exit it ends. */
-static void uexit_detail(struct thread *t, const struct kes_event *ev)
+static inline __attribute__((always_inline)) void uexit_detail(struct thread *t, const struct kes_event *ev)
 {
 	if (ev->implies == KES_D_NONE || ev->implies >= KES_D_MAX)
 		return;
@@ -343,7 +343,7 @@ static void uexit_detail(struct thread *t, const struct kes_event *ev)
 		t->x.d.mask |= 1u << ev->implies;
 }
 
-static void guest_time(struct pair *p, struct stats_table *tab, struct thread *t,
+static inline __attribute__((always_inline)) void guest_time(struct pair *p, struct stats_table *tab, struct thread *t,
 		       const struct machine *m, uint64_t ns)
 {
 	struct stats_key k = {.name = p->tig, .tid = t->tid, .vcpu = m->vcpu};
@@ -358,7 +358,7 @@ static void untimed(struct pair *p, struct stats_table *tab, struct thread *t, s
 }
 
 /* keep_details: the userspace machine's details came before its exit event. */
-static void exit_event(struct pair *p, struct stats_table *tab, struct thread *t, struct machine *m,
+static inline __attribute__((always_inline)) void exit_event(struct pair *p, struct stats_table *tab, struct thread *t, struct machine *m,
 		       const struct kes_event *ev, bool keep_details)
 {
 	if (keep_details)
@@ -391,7 +391,7 @@ static void exit_event(struct pair *p, struct stats_table *tab, struct thread *t
 	}
 }
 
-static void entry_event(struct pair *p, struct stats_table *tab, struct thread *t,
+static inline __attribute__((always_inline)) void entry_event(struct pair *p, struct stats_table *tab, struct thread *t,
 			struct machine *m, const struct kes_event *ev)
 {
 	if (m->state == S_HOST && m == &t->x) {
@@ -487,7 +487,7 @@ static void detail_event(struct pair *p, struct thread *t, const struct kes_even
  * microseconds KVM_RUN took to notice the signal. No detail can have come
  * in between (the machine was in the host), and none carries over.
  */
-static void back_to_back(struct pair *p, struct thread *t, const struct kes_event *ev)
+static inline __attribute__((always_inline)) void back_to_back(struct pair *p, struct thread *t, const struct kes_event *ev)
 {
 	struct machine *m = &t->u;
 
