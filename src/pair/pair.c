@@ -508,8 +508,8 @@ static __attribute__((noinline)) void backwards(struct pair *p, struct thread *t
 	t->x.state = t->u.state = S_NONE;
 }
 
-/* The machines' work on one event (noinline: pair_event()'s common case stays short). */
-static __attribute__((noinline)) void machine_event(struct pair *p, struct thread *t,
+/* The machines' work on one event (inline: a call per event cost 192.1 -> 188.0 M instructions). */
+static inline __attribute__((always_inline)) void machine_event(struct pair *p, struct thread *t,
 						   const struct kes_event *ev)
 {
 	switch (ev->kind) {
