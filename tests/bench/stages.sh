@@ -10,15 +10,14 @@
 # figure, est_ns/event the rough one. The libtracecmd probe that report
 # forks (tracedat-probe.c) is not traced; the report group's CPU includes it.
 #
-# Stages are told by the source file (and for the merge, the function)
+# Stages are told by the source file
 # callgrind attributes each instruction to, so inlined code counts where it
 # was written:
-#   page walk   src/ring/ringpage.c, include/ring.h (ring_next),
-#               the lanes (tracedat-fast.c, tracedat-zstd.c), and the
-#               feed's advance/next_page (src/feed/feed.c)
-#   merge       src/feed/feed.c: feed_run, run_lane, sift_down, before (the
-#               heap by runs; consume() is inlined into feed_run, so the
-#               feed's per-event glue counts here)
+#   walk+merge  src/ring/ringpage.c, include/ring.h (ring_next), the
+#               lanes (tracedat-fast.c, tracedat-zstd.c) and src/feed/feed.c:
+#               the walk of each lane's pages and the merge by timestamp are
+#               one stage since the feed's advance() is inlined into its
+#               merge loop (feed_run), where callgrind cannot tell them apart
 #   glue        src/pipeline/ (load.c's filters, libtracecmd's on_record),
 #               the rest of src/feed/
 #   decode      src/decode/, src/types/ (the tables it binds)
@@ -49,8 +48,7 @@ callgrind_annotate --auto=no --threshold=100 "$out" 2>/dev/null | awk -v ev="$ev
 		ir = $1; gsub(",", "", ir)
 		loc = $0; sub(/^ *[0-9,]+ +\([^)]*\) +/, "", loc)
 		st = "open, rest"
-		if (loc ~ /src\/feed\/feed\.c:(sift_down|feed_run|run_lane|before)/) st = "merge"
-		else if (loc ~ /src\/(ring\/ringpage\.c|input\/tracedat-(fast|zstd)\.c)|include\/ring\.h|src\/feed\/feed\.c:(advance|next_page)/) st = "page walk"
+		if (loc ~ /src\/(ring\/ringpage\.c|input\/tracedat-(fast|zstd)\.c|feed\/feed\.c)|include\/ring\.h/) st = "walk+merge"
 		else if (loc ~ /src\/(pipeline|feed)\//) st = "glue"
 		else if (loc ~ /src\/(decode|types)\//) st = "decode"
 		else if (loc ~ /src\/pair\//) st = "pair"
@@ -59,7 +57,7 @@ callgrind_annotate --auto=no --threshold=100 "$out" 2>/dev/null | awk -v ev="$ev
 	}
 	END {
 		printf "%-11s %12s %9s %7s %12s\n", "stage", "Ir", "Ir/event", "share", "est_ns/event"
-		n = split("page walk,merge,glue,decode,pair,stats,open, rest", order, ",")
+		n = split("walk+merge,glue,decode,pair,stats,open, rest", order, ",")
 		for (i = 1; i <= n; i++) {
 			s = order[i]
 			if (s == "open") { s = "open, rest"; i++ }
