@@ -78,11 +78,13 @@ void stats_table_free(struct stats_table *t);
 struct stats_acc *stats_table_get(struct stats_table *t, const struct stats_key *key);
 /* Returns the accumulator for key or NULL. */
 /*
- * Changes whenever a pointer stats_table_get() returned may have become
- * invalid (the table grew or was cleared): a caller that keeps such pointers
- * (pair/'s per-thread cache) uses them while the epoch is the one it saw.
+ * The table's epoch, which changes whenever a pointer stats_table_get()
+ * returned may have become invalid (the table grew or was cleared): a caller
+ * that keeps such pointers (pair/'s per-thread cache) uses them while the
+ * epoch is the one it saw. A pointer, valid as long as the table, so that
+ * the check per exit is a load, not a call.
  */
-uint64_t stats_table_epoch(const struct stats_table *t);
+const uint64_t *stats_table_epoch(const struct stats_table *t);
 struct stats_acc *stats_table_find(const struct stats_table *t, const struct stats_key *key);
 size_t stats_table_size(const struct stats_table *t);
 

@@ -620,7 +620,10 @@ static inline __attribute__((always_inline)) void exit_fields(struct decoder *d,
 		ev->vcpu = (int32_t)load_as(d, data, size, &x->vcpu, checked);
 }
 
-/* Out of line, one event in seven: inlined, its registers would lengthen decode_rec()'s prologue. */
+/*
+ * Out of line (one event in seven): inlined, its registers would lengthen
+ * decode_rec()'s prologue.
+ */
 static __attribute__((noinline)) void decode_exit_fast(struct decoder *d, struct bind *b,
 						       const void *data, int size,
 						       struct kes_event *ev)

@@ -189,9 +189,9 @@ void stats_table_clear(struct stats_table *t)
 	t->folded = 0;
 }
 
-uint64_t stats_table_epoch(const struct stats_table *t)
+const uint64_t *stats_table_epoch(const struct stats_table *t)
 {
-	return t->epoch;
+	return &t->epoch;
 }
 
 size_t stats_table_size(const struct stats_table *t)
