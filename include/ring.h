@@ -138,8 +138,8 @@ RING_INLINE int ring_next(struct ring_cur *c, struct ring_rec *r)
 	}
 	/*
 	 * Through copies: the caller's cursor and record then never have their
-	 * address taken, so the compiler keeps them in registers in its loop
-	 * (a cursor in memory cost ~15 loads and stores per record).
+	 * address taken, so the compiler may keep them in registers in its loop
+	 * (the feed's walk(): 221.8 -> 219.8 M instructions for 1 M records).
 	 */
 	struct ring_cur t = *c;
 	struct ring_rec tr = {0};
