@@ -47,12 +47,30 @@ bad_opt --mode pv --pf 1
 
 eg --help >"$TMP/help" 2>&1
 eq "--help exit status" "$?" 0
-for opt in --io --mmio --hlt --vcpus --mode --batch --seconds --start-delay --pause-us --quiet --give-up \
+for opt in --io --mmio --hlt --vcpus --mode --batch --seconds --start-delay --pause-us --quiet --give-up --pin \
 	"KVM_EXIT_IO = io + 1" "ceil((io + mmio) / B) + 1"; do
 	check "--help mentions '$opt'" grep -qF -- "$opt" "$TMP/help"
 done
 
 need_kvm
+
+# --pin: vCPU i may run only on the i-th CPU this process may use (mod their
+# number), read from /proc while the threads wait out --start-delay; the
+# expected CPUs come from this shell's own Cpus_allowed_list.
+cpus=$(awk '/^Cpus_allowed_list/ { n = split($2, r, ","); for (i = 1; i <= n; i++) {
+	if (split(r[i], ab, "-") == 1) ab[2] = ab[1]; for (c = ab[1]; c <= ab[2]; c++) printf "%d ", c } }' \
+	/proc/self/status)
+ncpu=$(echo $cpus | wc -w)
+want=$(for i in 0 1 2; do echo "exitgen-vcpu$i=$(echo $cpus | cut -d' ' -f$((i % ncpu + 1)))"; done)
+"$EXITGEN" --pin --vcpus 3 --io 10 --start-delay 2000 --give-up 60 --quiet >"$TMP/pin.out" 2>&1 &
+pin_pid=$!
+sleep 1
+got=$(for t in /proc/$pin_pid/task/*; do
+	echo "$(cat "$t/comm")=$(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status")"
+done 2>/dev/null | grep '^exitgen-vcpu' | sort)
+wait $pin_pid
+eq "exitgen --pin exit status" "$?" 0
+eq "exitgen --pin: each vCPU thread's CPUs" "$(echo $got)" "$(echo $want)"
 
 # predict MODE BATCH IO MMIO HLT: sets p_io p_mmio p_hlt, per vCPU per pass.
 predict() {
