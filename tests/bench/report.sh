@@ -19,6 +19,11 @@
 # Columns: N (best of N), wall and CPU (user + sys) in s, each the best of
 # its N runs, ns/event = CPU / events, cpu/report = this row's CPU over
 # report's (trace-cmd: how many times report is cheaper; floors: below 1).
+# The runs of one size go in rounds, each peer once a round (trace-cmd and
+# libtracecmd in the first N_TC and N_PEER), so that every peer meets the
+# same spells of the neighbours' load: run one after the other, five runs
+# of one peer could all fall in a busy spell that the next peer missed,
+# and the ratios moved by a third between runs on the same code.
 # Then one line per size with issue 12's targets: its CPU ones (150x trace-cmd,
 # 2x the floor) are one core's, the one-thread row; the split's is wall time.
 #
@@ -37,21 +42,38 @@ bench_need_root "report bench" || exit 0
 
 row() { printf '%-5s %9s %5s  %-13s %2s %8s %8s %8s %10s\n' "$@"; }
 
-# one SIZE PEER N CMD...: measures, prints and records one row; sets RC_CPU
-# to report's CPU for the ratios when PEER is report.
+# run_peer PEER CMD...: one run of CMD (measure), folded into PEER's best so
+# far: W_PEER, C_PEER (with its U_ and S_), M_PEER, RC_PEER, N_PEER runs.
+# PEER is a shell name (one_thread for one-thread).
+run_peer() {
+	p=$1
+	shift
+	measure 1 "$@"
+	eval "pw=\${W_$p:-} pc=\${C_$p:-} pm=\${M_$p:-0} pn=\${N_$p:-0}"
+	{ [ -z "$pw" ] || less_than "$W" "$pw"; } && eval "W_$p=\$W"
+	if [ -z "$pc" ] || less_than "$C" "$pc"; then eval "C_$p=\$C U_$p=\$U S_$p=\$S"; fi
+	[ "$M" -gt "$pm" ] && eval "M_$p=\$M"
+	eval "RC_$p=\$RC N_$p=\$((pn + 1))"
+}
+
+# forget PEER...: a new size's rounds start from nothing.
+forget() { for p in "$@"; do unset "W_$p" "C_$p" "U_$p" "S_$p" "M_$p" "RC_$p" "N_$p"; done; }
+
+# one SIZE PEER: prints and records PEER's row (run_peer's bests); sets
+# REPORT_CPU, REPORT_WALL when PEER is report, for the ratios.
 one() {
-	size=$1 peer=$2 n=$3
-	shift 3
-	measure "$n" "$@"
+	size=$1 peer=$2
+	p=$(echo "$peer" | tr - _)
+	eval "W=\$W_$p C=\$C_$p U=\$U_$p S=\$S_$p M=\$M_$p RC=\$RC_$p n=\$N_$p"
 	ns=$(fmt "%.1f" "c * 1e9 / e" c="$C" e="$ev")
 	[ "$peer" = report ] && REPORT_CPU=$C REPORT_WALL=$W
 	x=$(fmt "%.2f" "c / r" c="$C" r="$REPORT_CPU")
 	[ "$RC" = 0 ] || x="rc=$RC"
 	row "${size}M" "$ev" "$mb" "$peer" "$n" "$W" "$C" "$ns" "$x"
 	csv_row report "${size}M" "$ev" "$peer" "$n" "$W" "$C" "$U" "$S" "$M" "$ns" "$x" "$mb MB"
-	eval "CPU_$(echo "$peer" | tr -c 'a-z\n' _)=\$C"
 }
 
+PEERS="report one_thread by_sub by_sub_one libtracecmd trace_cmd cat mmap_wordsum"
 echo "report, uncompressed trace.dat (v6 from kvm-exitstat record); best of N; times in s"
 row size events MB peer N wall_s cpu_s ns/event cpu/report
 for size in $SIZES; do
@@ -59,45 +81,53 @@ for size in $SIZES; do
 	ev=$(cat "$f.events")
 	mb=$(mb_of "$f")
 	cat "$f" >/dev/null # into the page cache: every peer reads it from there
-	one "$size" report "$N_REPORT" "$KES" report -i "$f" -f csv
-	one "$size" one-thread "$N_REPORT" env KES_THREADS=1 "$KES" report -i "$f" -f csv
-	ONE_WALL=$W
-	one "$size" by-sub "$N_REPORT" "$KES" report -i "$f" -f csv --by-sub
-	SUB_WALL=$W SUB_CPU=$C
-	one "$size" by-sub-one "$N_REPORT" env KES_THREADS=1 "$KES" report -i "$f" -f csv --by-sub
-	SUB_ONE_WALL=$W SUB_ONE_CPU=$C
-	one "$size" libtracecmd "$N_PEER" env KES_NO_FASTPATH=1 "$KES" report -i "$f" -f csv
-	CPU_trace_cmd=
-	if [ "$size" -le "$TC_MAX_M" ]; then
-		one "$size" trace-cmd "$N_TC" trace-cmd report "$f"
-	fi
-	one "$size" cat "$N_REPORT" cat "$f"
-	one "$size" mmap-wordsum "$N_REPORT" "$WORDSUM" "$f"
+	forget $PEERS
+	r=1
+	while [ $r -le "$N_REPORT" ]; do
+		run_peer report "$KES" report -i "$f" -f csv
+		run_peer one_thread env KES_THREADS=1 "$KES" report -i "$f" -f csv
+		run_peer by_sub "$KES" report -i "$f" -f csv --by-sub
+		run_peer by_sub_one env KES_THREADS=1 "$KES" report -i "$f" -f csv --by-sub
+		[ $r -le "$N_PEER" ] && run_peer libtracecmd env KES_NO_FASTPATH=1 "$KES" report -i "$f" -f csv
+		[ $r -le "$N_TC" ] && [ "$size" -le "$TC_MAX_M" ] && run_peer trace_cmd trace-cmd report "$f"
+		run_peer cat cat "$f"
+		run_peer mmap_wordsum "$WORDSUM" "$f"
+		r=$((r + 1))
+	done
+	for peer in report one-thread by-sub by-sub-one libtracecmd; do one "$size" "$peer"; done
+	[ -n "$C_trace_cmd" ] && one "$size" trace-cmd
+	one "$size" cat
+	one "$size" mmap-wordsum
 	# issue 12's CPU targets are one core's (the one-thread row); the split's is wall time
-	tc=$([ -n "$CPU_trace_cmd" ] && fmt "%.0fx" "t / r" t="$CPU_trace_cmd" r="$CPU_one_thread" || echo "not run")
+	tc=$([ -n "$C_trace_cmd" ] && fmt "%.0fx" "t / r" t="$C_trace_cmd" r="$C_one_thread" || echo "not run")
 	printf '  %sM targets: trace-cmd/one-thread CPU %s (>= 150x); one-thread/mmap-floor %s (<= 2x);' \
-		"$size" "$tc" "$(fmt "%.1fx" "r / f" r="$CPU_one_thread" f="$CPU_mmap_wordsum")"
+		"$size" "$tc" "$(fmt "%.1fx" "r / f" r="$C_one_thread" f="$C_mmap_wordsum")"
 	printf ' report wall / one thread'"'"'s %s (< 1: faster with both cores);' \
-		"$(fmt "%.2f" "w / o" w="$REPORT_WALL" o="$ONE_WALL")"
-	printf ' report CPU / one thread'"'"'s %s;' "$(fmt "%.2f" "c / o" c="$REPORT_CPU" o="$CPU_one_thread")"
+		"$(fmt "%.2f" "w / o" w="$W_report" o="$W_one_thread")"
+	printf ' report CPU / one thread'"'"'s %s;' "$(fmt "%.2f" "c / o" c="$C_report" o="$C_one_thread")"
 	printf ' --by-sub wall / one thread'"'"'s %s, CPU %s;' \
-		"$(fmt "%.2f" "w / o" w="$SUB_WALL" o="$SUB_ONE_WALL")" \
-		"$(fmt "%.2f" "c / o" c="$SUB_CPU" o="$SUB_ONE_CPU")"
+		"$(fmt "%.2f" "w / o" w="$W_by_sub" o="$W_by_sub_one")" \
+		"$(fmt "%.2f" "c / o" c="$C_by_sub" o="$C_by_sub_one")"
 	printf ' libtracecmd/report %s\n' \
-		"$(fmt "%.1fx" "l / r" l="$CPU_libtracecmd" r="$REPORT_CPU")"
+		"$(fmt "%.1fx" "l / r" l="$C_libtracecmd" r="$C_report")"
 done
 
 f=$(migrating 4) || { echo "report bench: migrating recording failed"; exit 0; }
 ev=$(cat "$f.events")
 mb=$(mb_of "$f")
 cat "$f" >/dev/null
-one mig4 report "$N_REPORT" "$KES" report -i "$f" -f csv
-W_MIG=$W C_MIG=$C
-one mig4 one-thread "$N_REPORT" env KES_THREADS=1 "$KES" report -i "$f" -f csv
-W_MIG1=$W C_MIG1=$C
-one mig4 by-sub "$N_REPORT" "$KES" report -i "$f" -f csv --by-sub
-W_SUB=$W C_SUB=$C
-one mig4 by-sub-one "$N_REPORT" env KES_THREADS=1 "$KES" report -i "$f" -f csv --by-sub
+forget $PEERS
+r=1
+while [ $r -le "$N_REPORT" ]; do
+	run_peer report "$KES" report -i "$f" -f csv
+	run_peer one_thread env KES_THREADS=1 "$KES" report -i "$f" -f csv
+	run_peer by_sub "$KES" report -i "$f" -f csv --by-sub
+	run_peer by_sub_one env KES_THREADS=1 "$KES" report -i "$f" -f csv --by-sub
+	r=$((r + 1))
+done
+for peer in report one-thread by-sub by-sub-one; do one mig4 "$peer"; done
 printf '  migrating 4M: report wall / one thread'"'"'s %s, CPU %s; --by-sub wall / one thread'"'"'s %s, CPU %s\n' \
-	"$(fmt "%.2f" "w / o" w="$W_MIG" o="$W_MIG1")" "$(fmt "%.2f" "c / o" c="$C_MIG" o="$C_MIG1")" \
-	"$(fmt "%.2f" "w / o" w="$W_SUB" o="$W")" "$(fmt "%.2f" "c / o" c="$C_SUB" o="$C")"
+	"$(fmt "%.2f" "w / o" w="$W_report" o="$W_one_thread")" \
+	"$(fmt "%.2f" "c / o" c="$C_report" o="$C_one_thread")" \
+	"$(fmt "%.2f" "w / o" w="$W_by_sub" o="$W_by_sub_one")" \
+	"$(fmt "%.2f" "c / o" c="$C_by_sub" o="$C_by_sub_one")"
