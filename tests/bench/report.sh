@@ -26,6 +26,9 @@
 # and the ratios moved by a third between runs on the same code.
 # Then one line per size with issue 12's targets: its CPU ones (150x trace-cmd,
 # 2x the floor) are one core's, the one-thread row; the split's is wall time.
+# Each ratio there is the median, over the rounds in which both ran, of the
+# two peers' ratio in that round (trace-cmd: its one round), not the ratio
+# of their bests: a best and another best can come from different spells.
 #
 # Then the same two rows (report, one-thread) and the two --by-sub rows on a
 # 4 M recording whose vCPU threads migrate (migrating in lib.sh): the split
@@ -53,11 +56,23 @@ run_peer() {
 	{ [ -z "$pw" ] || less_than "$W" "$pw"; } && eval "W_$p=\$W"
 	if [ -z "$pc" ] || less_than "$C" "$pc"; then eval "C_$p=\$C U_$p=\$U S_$p=\$S"; fi
 	[ "$M" -gt "$pm" ] && eval "M_$p=\$M"
-	eval "RC_$p=\$RC N_$p=\$((pn + 1))"
+	eval "RC_$p=\$RC N_$p=\$((pn + 1)) LW_$p=\"\${LW_$p:-} \$W\" LC_$p=\"\${LC_$p:-} \$C\""
+}
+
+# ratio FORMAT W|C A B: the median over rounds of A's wall (W) or CPU (C)
+# over B's in the same round, for the rounds both ran in (the first ones).
+ratio() {
+	eval "a=\${L$2_$3:-} b=\${L$2_$4:-}"
+	echo "$a|$b" | awk -F'|' -v f="$1" '{
+		na = split($1, x, " "); nb = split($2, y, " "); n = na < nb ? na : nb
+		if (!n) { print "not run"; exit }
+		for (i = 1; i <= n; i++) r[i] = x[i] / y[i]
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
+		printf f, n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2 }'
 }
 
 # forget PEER...: a new size's rounds start from nothing.
-forget() { for p in "$@"; do unset "W_$p" "C_$p" "U_$p" "S_$p" "M_$p" "RC_$p" "N_$p"; done; }
+forget() { for p in "$@"; do unset "W_$p" "C_$p" "U_$p" "S_$p" "M_$p" "RC_$p" "N_$p" "LW_$p" "LC_$p"; done; }
 
 # one SIZE PEER: prints and records PEER's row (run_peer's bests); sets
 # REPORT_CPU, REPORT_WALL when PEER is report, for the ratios.
@@ -99,17 +114,15 @@ for size in $SIZES; do
 	one "$size" cat
 	one "$size" mmap-wordsum
 	# issue 12's CPU targets are one core's (the one-thread row); the split's is wall time
-	tc=$([ -n "$C_trace_cmd" ] && fmt "%.0fx" "t / r" t="$C_trace_cmd" r="$C_one_thread" || echo "not run")
-	printf '  %sM targets: trace-cmd/one-thread CPU %s (>= 150x); one-thread/mmap-floor %s (<= 2x);' \
-		"$size" "$tc" "$(fmt "%.1fx" "r / f" r="$C_one_thread" f="$C_mmap_wordsum")"
+	printf '  %sM targets (medians of per-round ratios): trace-cmd/one-thread CPU %s (>= 150x);' \
+		"$size" "$(ratio "%.0fx" C trace_cmd one_thread)"
+	printf ' one-thread/mmap-floor %s (<= 2x);' "$(ratio "%.1fx" C one_thread mmap_wordsum)"
 	printf ' report wall / one thread'"'"'s %s (< 1: faster with both cores);' \
-		"$(fmt "%.2f" "w / o" w="$W_report" o="$W_one_thread")"
-	printf ' report CPU / one thread'"'"'s %s;' "$(fmt "%.2f" "c / o" c="$C_report" o="$C_one_thread")"
+		"$(ratio "%.2f" W report one_thread)"
+	printf ' report CPU / one thread'"'"'s %s;' "$(ratio "%.2f" C report one_thread)"
 	printf ' --by-sub wall / one thread'"'"'s %s, CPU %s;' \
-		"$(fmt "%.2f" "w / o" w="$W_by_sub" o="$W_by_sub_one")" \
-		"$(fmt "%.2f" "c / o" c="$C_by_sub" o="$C_by_sub_one")"
-	printf ' libtracecmd/report %s\n' \
-		"$(fmt "%.1fx" "l / r" l="$C_libtracecmd" r="$C_report")"
+		"$(ratio "%.2f" W by_sub by_sub_one)" "$(ratio "%.2f" C by_sub by_sub_one)"
+	printf ' libtracecmd/report %s\n' "$(ratio "%.1fx" C libtracecmd report)"
 done
 
 f=$(migrating 4) || { echo "report bench: migrating recording failed"; exit 0; }
@@ -126,8 +139,7 @@ while [ $r -le "$N_REPORT" ]; do
 	r=$((r + 1))
 done
 for peer in report one-thread by-sub by-sub-one; do one mig4 "$peer"; done
-printf '  migrating 4M: report wall / one thread'"'"'s %s, CPU %s; --by-sub wall / one thread'"'"'s %s, CPU %s\n' \
-	"$(fmt "%.2f" "w / o" w="$W_report" o="$W_one_thread")" \
-	"$(fmt "%.2f" "c / o" c="$C_report" o="$C_one_thread")" \
-	"$(fmt "%.2f" "w / o" w="$W_by_sub" o="$W_by_sub_one")" \
-	"$(fmt "%.2f" "c / o" c="$C_by_sub" o="$C_by_sub_one")"
+printf '  migrating 4M (medians of per-round ratios): report wall / one thread'"'"'s %s, CPU %s;' \
+	"$(ratio "%.2f" W report one_thread)" "$(ratio "%.2f" C report one_thread)"
+printf ' --by-sub wall / one thread'"'"'s %s, CPU %s\n' \
+	"$(ratio "%.2f" W by_sub by_sub_one)" "$(ratio "%.2f" C by_sub by_sub_one)"
