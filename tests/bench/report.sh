@@ -20,7 +20,8 @@
 # its N runs, ns/event = CPU / events, cpu/report = this row's CPU over
 # report's (trace-cmd: how many times report is cheaper; floors: below 1).
 # The runs of one size go in rounds, each peer once a round (trace-cmd and
-# libtracecmd in the first N_TC and N_PEER), so that every peer meets the
+# libtracecmd in N_TC and N_PEER rounds about the middle, not in the first,
+# which follows the file's first read), so that every peer meets the
 # same spells of the neighbours' load: run one after the other, five runs
 # of one peer could all fall in a busy spell that the next peer missed,
 # and the ratios moved by a third between runs on the same code.
@@ -29,6 +30,7 @@
 # Each ratio there is the median, over the rounds in which both ran, of the
 # two peers' ratio in that round (trace-cmd: its one round), not the ratio
 # of their bests: a best and another best can come from different spells.
+# The rows stay best-of-N.
 #
 # Then the same two rows (report, one-thread) and the two --by-sub rows on a
 # 4 M recording whose vCPU threads migrate (migrating in lib.sh): the split
@@ -56,20 +58,25 @@ run_peer() {
 	{ [ -z "$pw" ] || less_than "$W" "$pw"; } && eval "W_$p=\$W"
 	if [ -z "$pc" ] || less_than "$C" "$pc"; then eval "C_$p=\$C U_$p=\$U S_$p=\$S"; fi
 	[ "$M" -gt "$pm" ] && eval "M_$p=\$M"
-	eval "RC_$p=\$RC N_$p=\$((pn + 1)) LW_$p=\"\${LW_$p:-} \$W\" LC_$p=\"\${LC_$p:-} \$C\""
+	eval "RC_$p=\$RC N_$p=\$((pn + 1)) LW_$p=\"\${LW_$p:-} \$r:\$W\" LC_$p=\"\${LC_$p:-} \$r:\$C\""
 }
 
 # ratio FORMAT W|C A B: the median over rounds of A's wall (W) or CPU (C)
-# over B's in the same round, for the rounds both ran in (the first ones).
+# over B's in the same round (run_peer keeps "round:value"), for the rounds
+# both ran in.
 ratio() {
 	eval "a=\${L$2_$3:-} b=\${L$2_$4:-}"
 	echo "$a|$b" | awk -F'|' -v f="$1" '{
-		na = split($1, x, " "); nb = split($2, y, " "); n = na < nb ? na : nb
+		nb = split($2, y, " "); for (i = 1; i <= nb; i++) { split(y[i], p, ":"); v[p[1]] = p[2] }
+		na = split($1, x, " "); n = 0
+		for (i = 1; i <= na; i++) { split(x[i], p, ":"); if (p[1] in v) r[++n] = p[2] / v[p[1]] }
 		if (!n) { print "not run"; exit }
-		for (i = 1; i <= n; i++) r[i] = x[i] / y[i]
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
 		printf f, n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2 }'
 }
+
+# middle R K: is round R one of the K rounds about the middle of N_REPORT?
+middle() { [ "$1" -gt $(((N_REPORT - $2) / 2)) ] && [ "$1" -le $(((N_REPORT - $2) / 2 + $2)) ]; }
 
 # forget PEER...: a new size's rounds start from nothing.
 forget() { for p in "$@"; do unset "W_$p" "C_$p" "U_$p" "S_$p" "M_$p" "RC_$p" "N_$p" "LW_$p" "LC_$p"; done; }
@@ -103,8 +110,8 @@ for size in $SIZES; do
 		run_peer one_thread env KES_THREADS=1 "$KES" report -i "$f" -f csv
 		run_peer by_sub "$KES" report -i "$f" -f csv --by-sub
 		run_peer by_sub_one env KES_THREADS=1 "$KES" report -i "$f" -f csv --by-sub
-		[ $r -le "$N_PEER" ] && run_peer libtracecmd env KES_NO_FASTPATH=1 "$KES" report -i "$f" -f csv
-		[ $r -le "$N_TC" ] && [ "$size" -le "$TC_MAX_M" ] && run_peer trace_cmd trace-cmd report "$f"
+		middle "$r" "$N_PEER" && run_peer libtracecmd env KES_NO_FASTPATH=1 "$KES" report -i "$f" -f csv
+		middle "$r" "$N_TC" && [ "$size" -le "$TC_MAX_M" ] && run_peer trace_cmd trace-cmd report "$f"
 		run_peer cat cat "$f"
 		run_peer mmap_wordsum "$WORDSUM" "$f"
 		r=$((r + 1))
