@@ -96,6 +96,30 @@ one() {
 }
 
 PEERS="report one_thread by_sub by_sub_one libtracecmd trace_cmd cat mmap_wordsum"
+
+# rounds F SIZE|-: N_REPORT rounds of the four report peers on F, from
+# nothing; with a SIZE (million events) also libtracecmd, trace-cmd (up to
+# TC_MAX_M) and the two floors.
+rounds() {
+	forget $PEERS
+	r=1
+	while [ $r -le "$N_REPORT" ]; do
+		run_peer report "$KES" report -i "$1" -f csv
+		run_peer one_thread env KES_THREADS=1 "$KES" report -i "$1" -f csv
+		run_peer by_sub "$KES" report -i "$1" -f csv --by-sub
+		run_peer by_sub_one env KES_THREADS=1 "$KES" report -i "$1" -f csv --by-sub
+		if [ "$2" != - ]; then
+			middle "$r" "$N_PEER" &&
+				run_peer libtracecmd env KES_NO_FASTPATH=1 "$KES" report -i "$1" -f csv
+			middle "$r" "$N_TC" && [ "$2" -le "$TC_MAX_M" ] &&
+				run_peer trace_cmd trace-cmd report "$1"
+			run_peer cat cat "$1"
+			run_peer mmap_wordsum "$WORDSUM" "$1"
+		fi
+		r=$((r + 1))
+	done
+}
+
 echo "report, uncompressed trace.dat (v6 from kvm-exitstat record); best of N; times in s"
 row size events MB peer N wall_s cpu_s ns/event cpu/report
 for size in $SIZES; do
@@ -103,19 +127,7 @@ for size in $SIZES; do
 	ev=$(cat "$f.events")
 	mb=$(mb_of "$f")
 	cat "$f" >/dev/null # into the page cache: every peer reads it from there
-	forget $PEERS
-	r=1
-	while [ $r -le "$N_REPORT" ]; do
-		run_peer report "$KES" report -i "$f" -f csv
-		run_peer one_thread env KES_THREADS=1 "$KES" report -i "$f" -f csv
-		run_peer by_sub "$KES" report -i "$f" -f csv --by-sub
-		run_peer by_sub_one env KES_THREADS=1 "$KES" report -i "$f" -f csv --by-sub
-		middle "$r" "$N_PEER" && run_peer libtracecmd env KES_NO_FASTPATH=1 "$KES" report -i "$f" -f csv
-		middle "$r" "$N_TC" && [ "$size" -le "$TC_MAX_M" ] && run_peer trace_cmd trace-cmd report "$f"
-		run_peer cat cat "$f"
-		run_peer mmap_wordsum "$WORDSUM" "$f"
-		r=$((r + 1))
-	done
+	rounds "$f" "$size"
 	for peer in report one-thread by-sub by-sub-one libtracecmd; do one "$size" "$peer"; done
 	[ -n "$C_trace_cmd" ] && one "$size" trace-cmd
 	one "$size" cat
@@ -136,15 +148,7 @@ f=$(migrating 4) || { echo "report bench: migrating recording failed"; exit 0; }
 ev=$(cat "$f.events")
 mb=$(mb_of "$f")
 cat "$f" >/dev/null
-forget $PEERS
-r=1
-while [ $r -le "$N_REPORT" ]; do
-	run_peer report "$KES" report -i "$f" -f csv
-	run_peer one_thread env KES_THREADS=1 "$KES" report -i "$f" -f csv
-	run_peer by_sub "$KES" report -i "$f" -f csv --by-sub
-	run_peer by_sub_one env KES_THREADS=1 "$KES" report -i "$f" -f csv --by-sub
-	r=$((r + 1))
-done
+rounds "$f" -
 for peer in report one-thread by-sub by-sub-one; do one mig4 "$peer"; done
 printf '  migrating 4M (medians of per-round ratios): report wall / one thread'"'"'s %s, CPU %s;' \
 	"$(ratio "%.2f" W report one_thread)" "$(ratio "%.2f" C report one_thread)"
