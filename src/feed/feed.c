@@ -322,7 +322,8 @@ static inline __attribute__((always_inline)) int walk(struct feed *f, struct lan
 			break;
 		}
 		if (f->skip_details && skip_raw(f, &l->ord, &r)) {
-			records += skip_run(f, l, &c); /* details come in runs: kvm_emulate_insn, then kvm_pio */
+			/* details come in runs: kvm_emulate_insn, then kvm_pio */
+			records += skip_run(f, l, &c);
 			continue;
 		}
 		if (take(f, l, &r)) {

@@ -37,7 +37,8 @@
 /*
  * The steps of one event, inline in pair_event(): as calls they cost a
  * prologue each, ten per exit (callgrind, report of the pinned 1 M-event
- * recording: 219.8 -> 197.7 M instructions with decode's, below).
+ * recording: 219.8 -> 197.7 M instructions, with decoder.c's exit_fields()
+ * and exit_name() of the same step).
  */
 #define PAIR_INLINE static inline __attribute__((always_inline))
 
