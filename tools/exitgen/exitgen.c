@@ -638,12 +638,11 @@ static uint64_t ns_of(const struct timespec *t)
 static void pin_vcpu(pthread_t thread, unsigned int i)
 {
 	cpu_set_t allowed, one;
-	int n = 0;
+	int n;
 
 	if (sched_getaffinity(0, sizeof(allowed), &allowed))
 		die(EXIT_USAGE, "--pin: sched_getaffinity: %s", strerror(errno));
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		n += CPU_ISSET(cpu, &allowed) != 0;
+	n = CPU_COUNT(&allowed);
 	for (int cpu = 0, k = 0; cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, &allowed) || k++ != (int)(i % (unsigned int)n))
 			continue;
