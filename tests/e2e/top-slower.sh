@@ -39,8 +39,14 @@ $KES report --slowest 1000000 -f csv "$TMP/run.dat" >"$TMP/all.csv"
 # exits (preemption is what made them slow). So an exit matches one of the
 # same thread whose start or end is within SKEW, and whose time is within
 # SKEW; thresholds and the window's edges get SKEW of slack too. Under load
-# (make check beside other builds) a skew past SKEW happens: up to 2 % of
-# either side may go unmatched (at least 1), no more.
+# (make check beside other builds) a skew past SKEW happens, and again most
+# often for the slow exits: a preemption between the two writes of an
+# exit's first event makes it slow in the recording (stamped first) and
+# short in top. So up to 4 % of either side may go unmatched (at least 3),
+# no more. Measured (2026-12-04, two niced busy loops beside the test, 15
+# runs): 0-2 of 39-74 recorded exits unmatched (mean 0.4), 0-2 of 241-848
+# lines; one CI run: 3 of 120. The bound was 2 % (at least 1): 2 of 15
+# runs failed.
 # What either side says it lost it cannot show (top's header "lost N",
 # report's "# lost events: N"): each lost event may hide one exit, and the
 # gap ends the threads' open exits (2 vCPUs), untimed.
@@ -68,7 +74,7 @@ top_lost, rec_lost = int(sys.argv[4]), int(sys.argv[5])
 print("%d lines, %d recorded exits over %d us inside; %d lines not recorded, %d recorded not shown %s %s; lost: top %d, record %d"
       % (len(got), len(want), us + SKEW // 1000, len(miss_rec), len(miss_top), miss_rec[:2], miss_top[:2],
          top_lost, rec_lost))
-ok = lambda miss, n, lost: len(miss) <= max(1, n // 50) + (lost + 2 if lost else 0)
+ok = lambda miss, n, lost: len(miss) <= max(3, n // 25) + (lost + 2 if lost else 0)
 print("ok" if ok(miss_rec, len(got), rec_lost) and ok(miss_top, len(want), top_lost) and want else "bad")
 PY
 )
