@@ -180,13 +180,18 @@ static inline __attribute__((always_inline)) uint64_t in_ns(const struct feed *f
 	return f->o.ts_unit ? text_ts_unit_ns(f->o.ts_unit, ts) : ts;
 }
 
-/* The span of the kept events, in ns when a unit is set. */
+/* The span of the kept events, in ns when a unit is set: events from lo to hi (lo <= hi). */
+static inline __attribute__((always_inline)) void span_run(struct feed *f, uint64_t lo, uint64_t hi)
+{
+	if (lo < f->c.ts_first)
+		f->c.ts_first = lo;
+	if (hi > f->c.ts_last)
+		f->c.ts_last = hi;
+}
+
 static inline __attribute__((always_inline)) void span(struct feed *f, uint64_t ts)
 {
-	if (ts < f->c.ts_first)
-		f->c.ts_first = ts;
-	if (ts > f->c.ts_last)
-		f->c.ts_last = ts;
+	span_run(f, ts, ts);
 }
 
 /* Skip details no one reads? Asked where a run starts: a view may set its namer late. */
@@ -205,14 +210,24 @@ static __attribute__((noinline)) void went_back(struct feed *f, struct order *o,
 		o->replay = true;
 }
 
-/* A detail skipped at ts on thread tid: counted, in the span, kept for a replay. */
-static inline __attribute__((always_inline)) void skip_one(struct feed *f, struct order *o,
-							   uint64_t ts, int32_t tid)
+/*
+ * n details skipped from first to ts (the last, on thread tid): counted, in
+ * the span, the last kept for a replay.
+ */
+static inline __attribute__((always_inline)) void skip_some(struct feed *f, struct order *o,
+							    uint64_t first, uint64_t ts,
+							    int32_t tid, uint32_t n)
 {
 	o->skip_ts = ts;
 	o->skip_tid = tid;
-	f->c.kvm++;
-	span(f, in_ns(f, ts));
+	f->c.kvm += n;
+	span_run(f, in_ns(f, first), in_ns(f, ts));
+}
+
+static inline __attribute__((always_inline)) void skip_one(struct feed *f, struct order *o,
+							   uint64_t ts, int32_t tid)
+{
+	skip_some(f, o, ts, ts, tid, 1);
 }
 
 /*
@@ -278,11 +293,10 @@ static inline __attribute__((always_inline)) uint32_t skip_run(struct feed *f, s
 
 	if (!n)
 		return 0;
-	f->c.kvm += n - 1; /* and skip_one()'s */
-	span(f, in_ns(f, first));
 	memcpy(&tid, last + f->pid_off, sizeof(tid));
 	l->ord.last_ts = c->ts;
-	skip_one(f, &l->ord, c->ts, tid);
+	/* one span for the run: its times only go up (ring_skip() adds deltas) */
+	skip_some(f, &l->ord, first, c->ts, tid, n);
 	return n;
 }
 
@@ -331,7 +345,9 @@ static inline __attribute__((always_inline)) int walk(struct feed *f, struct lan
 			break;
 		}
 	}
-	l->cur = c;
+	/* only these move in a walk (ring_next(), ring_skip()): two stores, not the cursor's six */
+	l->cur.off = c.off;
+	l->cur.ts = c.ts;
 	l->records += records;
 	return rc;
 }
