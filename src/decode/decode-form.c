@@ -21,6 +21,7 @@
  */
 #include <string.h>
 #include "decode-local.h"
+#include "num.h"
 
 /* ---- fixups: what a pattern cannot say ---- */
 
@@ -114,28 +115,16 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * A number of conv 'u', 'd' or 'x' at s[0, len): 0 and *v, or -1. With
  * prefix, trailing text after the digits is allowed. Overflow: -1.
  */
 static int parse_num(const char *s, size_t len, char conv, bool prefix, uint64_t *v)
 {
-	size_t i = 0, start;
+	size_t i = 0, used;
 	bool neg = false;
 	unsigned base = conv == 'x' ? 16 : 10;
 
-	*v = 0;
 	if (conv == 'd' && i < len && s[i] == '-') {
 		neg = true;
 		i++;
@@ -144,15 +133,8 @@ static int parse_num(const char *s, size_t len, char conv, bool prefix, uint64_t
 		base = 16;
 		i += 2;
 	}
-	for (start = i; i < len; i++) {
-		int d = hexval(s[i]);
-		if (d < 0 || (unsigned)d >= base)
-			break;
-		if (*v > (UINT64_MAX - (unsigned)d) / base)
-			return -1;
-		*v = *v * base + (unsigned)d;
-	}
-	if (i == start || (!prefix && i != len))
+	if (num_digits(s + i, len - i, base, v, &used) < 0 || !used ||
+	    (!prefix && i + used != len))
 		return -1;
 	if (neg)
 		*v = 0 - *v;

@@ -18,6 +18,7 @@
 #include "file.h"
 #include "exit-types.h"
 #include "intern.h"
+#include "num.h"
 #include "sorted.h"
 #include "types-local.h"
 
@@ -101,17 +102,6 @@ struct directive {
 
 /* ---- tokens ---------------------------------------------------------- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * Decimal or 0x hex, u64. A leading '-' gives the two's complement, because
  * the kernel writes SVM_EXIT_ERR as -1 ("-1" == 0xffffffffffffffff).
@@ -120,7 +110,8 @@ static int parse_u64(const char *s, uint64_t *out)
 {
 	bool neg = *s == '-';
 	unsigned base = 10;
-	uint64_t v = 0;
+	uint64_t v;
+	size_t len, used;
 
 	if (neg)
 		s++;
@@ -128,14 +119,9 @@ static int parse_u64(const char *s, uint64_t *out)
 		base = 16;
 		s += 2;
 	}
-	if (!*s)
+	len = strlen(s);
+	if (!len || num_digits(s, len, base, &v, &used) < 0 || used != len)
 		return -1;
-	for (; *s; s++) {
-		int d = hexval(*s);
-		if (d < 0 || (unsigned)d >= base || v > (UINT64_MAX - (unsigned)d) / base)
-			return -1;
-		v = v * base + (unsigned)d;
-	}
 	if (neg && v > (1ULL << 63))
 		return -1;
 	*out = neg ? 0 - v : v;
