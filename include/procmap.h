@@ -96,8 +96,10 @@ char *procmap_learn_finish(struct procmap_learner *l, const char *saved_tgids,
 			   const char *saved_cmdlines, int32_t child, char *const *argv,
 			   size_t *len);
 /*
- * The thread names for the file: saved_cmdlines's text (NULL: none) and the
- * threads it no longer holds, as /proc named them when first seen. malloc'd.
+ * The thread names for the file, of the threads learned (those of the
+ * events, their processes, those of a process learned whole): each from
+ * saved_cmdlines's text (NULL: none), else as /proc named it when first
+ * seen. The kernel's lines of other threads are left out. malloc'd.
  */
 char *procmap_learn_cmdlines(const struct procmap_learner *l, const char *saved_cmdlines);
 

@@ -259,24 +259,131 @@ static void elimination(struct procmap *pm, const struct vm_vcpus *v)
 		procmap_set_vcpu(pm, last, free_id);
 }
 
+/* A "PID COMM" line of saved_cmdlines, for a lookup by pid. */
+struct saved_line {
+	int32_t pid;
+	uint32_t at; /* its place in the text: a pid's first line wins, as in saved_comm() */
+	const char *name;
+	int len;
+};
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct saved_line *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* saved_cmdlines's lines, by pid then place: how many. */
+static size_t saved_index(const char *text, struct saved_line **out)
+{
+	struct saved_line *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (const char *p = text; p && *p;) {
+		char *end;
+		long id = strtol(p, &end, 10);
+		size_t len = strcspn(end, "\n");
+
+		if (end != p && *end == ' ' && len > 1 && id > 0 && id <= INT32_MAX) {
+			if (n == cap)
+				v = xrealloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+			v[n] = (struct saved_line){(int32_t)id, (uint32_t)n, end + 1,
+						   (int)(len - 1 < 63 ? len - 1 : 63)};
+			n++;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_pid);
+	*out = v;
+	return n;
+}
+
+/* The first of pid's lines in the index, or NULL. */
+static const struct saved_line *saved_find(const struct saved_line *v, size_t n, int32_t pid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].pid == pid ? &v[lo] : NULL;
+}
+
+/* The threads the file names: those of its events, their processes, and those /proc named. */
+static size_t named_ids(const struct procmap_learner *l, int32_t **out)
+{
+	size_t nt = procmap_nthreads(l->pm), n = 0, k = 0;
+	int32_t *ids = xcalloc(2 * nt + l->ncomms + 1, sizeof(*ids));
+
+	for (size_t i = 0; i < nt; i++) {
+		int32_t tid, tgid;
+
+		procmap_thread_at(l->pm, i, &tid, &tgid);
+		ids[n++] = tid;
+		if (tgid > 0)
+			ids[n++] = tgid;
+	}
+	for (size_t i = 0; i < l->ncomms; i++)
+		ids[n++] = l->comms[i].tid;
+	if (n)
+		qsort(ids, n, sizeof(*ids), by_id);
+	for (size_t i = 0; i < n; i++)
+		if (!k || ids[i] != ids[k - 1])
+			ids[k++] = ids[i];
+	*out = ids;
+	return k;
+}
+
 /*
- * saved_cmdlines's text (NULL: none) with the threads it no longer holds,
- * as /proc named them ("TID COMM" lines, the kernel's format): the file's
- * thread names. malloc'd.
+ * The file's thread names ("TID COMM" lines, the kernel's format) for the
+ * threads of the recording: saved_cmdlines's line (NULL: none), else the
+ * name /proc gave when the thread was first seen. Not the kernel's other
+ * lines: its default of 128 names is rounded up to fill the pages it is
+ * given (allocate_cmdlines_buffer() in 6.12's trace_sched_switch.c), 6,552
+ * names on this 6.18 host, and every report of the file parsed them all:
+ * 18 M instructions (callgrind, 1 M-event report: 9 % of it).
+ * malloc'd.
  */
 char *procmap_learn_cmdlines(const struct procmap_learner *l, const char *saved_cmdlines)
 {
-	size_t len = saved_cmdlines ? strlen(saved_cmdlines) : 0, cap = len + 2;
-	char *out = xmalloc(cap + l->ncomms * 32), *at = out, name[16];
+	struct saved_line *v;
+	int32_t *ids;
+	size_t nv = saved_index(saved_cmdlines, &v), n = named_ids(l, &ids);
+	char *out = xmalloc(n * 80 + 1), *at = out;
 
-	memcpy(at, saved_cmdlines ? saved_cmdlines : "", len);
-	at += len;
-	if (len && at[-1] != '\n')
-		*at++ = '\n';
-	for (size_t i = 0; i < l->ncomms; i++)
-		if (!saved_comm(saved_cmdlines, l->comms[i].tid, name, sizeof(name)))
-			at += sprintf(at, "%d %s\n", (int)l->comms[i].tid, l->comms[i].comm);
+	for (size_t i = 0; i < n; i++) {
+		const struct saved_line *s = saved_find(v, nv, ids[i]);
+
+		if (s) {
+			at += sprintf(at, "%d %.*s\n", (int)ids[i], s->len, s->name);
+			continue;
+		}
+		for (size_t j = 0; j < l->ncomms; j++)
+			if (l->comms[j].tid == ids[i]) {
+				at += sprintf(at, "%d %s\n", (int)ids[i], l->comms[j].comm);
+				break;
+			}
+	}
 	*at = 0;
+	free(v);
+	free(ids);
 	return out;
 }
 
