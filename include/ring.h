@@ -151,6 +151,22 @@ RING_INLINE int ring_next(struct ring_cur *c, struct ring_rec *r)
 }
 
 /*
+ * Asks for the bytes RING_AHEAD past p, which a walk of records reaches
+ * later: the hardware prefetcher follows a sequential read only within a
+ * 4 KiB page, and a record's place depends on the one before it, so each
+ * new page of a mapped file cost the walk a miss. A prefetch never faults:
+ * past the end of a page or mapping it is harmless. Report of the pinned
+ * 4 M-event recording, one thread, best of 5 task-clock: 42.1 -> 38.0 ms
+ * (256 bytes ahead 39.3, 1024 38.3, 4096 38.7; the whole next page at once
+ * when it was handed out: 46.9).
+ */
+#define RING_AHEAD 2048
+RING_INLINE void ring_prefetch(const void *p)
+{
+	__builtin_prefetch((const void *)((uintptr_t)p + RING_AHEAD));
+}
+
+/*
  * Steps over the run of small data records that comes next on the page and
  * that the caller drops unread: those whose common_type (the payload's first
  * u16) is at most lim with min_size[type] nonzero and at most the payload's
@@ -177,6 +193,8 @@ RING_INLINE uint32_t ring_skip(struct ring_cur *c, const uint32_t *min_size, int
 	while (off + 8 <= end) {
 		uint32_t h = ring_u32(d + off), len = (h & 31) * 4;
 		uint16_t type;
+
+		ring_prefetch(d + off);
 
 		if (!len || len > 28 * 4 || off + 4 + len > end)
 			break;

@@ -304,6 +304,7 @@ static inline __attribute__((always_inline)) uint32_t skip_run(struct feed *f, s
 static inline __attribute__((always_inline)) int take(struct feed *f, struct lane *l,
 							const struct ring_rec *r)
 {
+	ring_prefetch(r->data); /* a trace of kvm_exit/kvm_entry has few details to skip */
 	if (!decode_rec(f->o.d, r->data, (int)r->size, r->ts, l->src->cpu, &l->ev) ||
 	    skipped(f, &l->ord, &l->ev))
 		return 0;
