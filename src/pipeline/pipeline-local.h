@@ -65,11 +65,12 @@ struct split_out {
 };
 
 /*
- * One trace.dat's lanes through two feeds on two threads (split.c), for a
- * view that reads no details and filters nothing. 1: done as the one feed
- * would have, the rows in exits and uexits, the counts in *out and tally;
- * 0: not tried (one CPU to run on, fewer than two lanes, a thread on both
- * halves' CPUs in a sample of the pages), the lanes untouched;
+ * One trace.dat's lanes through two feeds (split.c): on two threads, or one
+ * after the other with one CPU to run on; for a view that reads no details
+ * and filters nothing. 1: done as the one feed would have, the rows in
+ * exits and uexits, the counts in *out and tally; 0: not tried (KES_SPLIT=0,
+ * fewer than two lanes, a thread on both halves' CPUs in a sample of the
+ * pages), the lanes untouched;
  * -1: given up (a thread that moved between the halves, a loss, time that
  * went back, an error), nothing changed, but the lanes are used up (ask the
  * file for them again).

@@ -6,7 +6,10 @@
 #
 #   report          kvm-exitstat report -i F -f csv (the default path: on two
 #                   threads where that gives the same report, pipeline/split.c)
-#   one-thread      the same with KES_THREADS=1 (one feed over every CPU)
+#   one-thread      the same with KES_THREADS=1 (the split's halves one after
+#                   the other on one thread, where the split runs)
+#   one-feed        KES_THREADS=1 KES_SPLIT=0: one feed over every CPU, one
+#                   order of all their records (one-thread before the halves)
 #   by-sub          report --by-sub: a view the split does not run (sub-key
 #                   cap), so the one feed with pair/ on a second thread
 #                   (feed/feed-pipe.c)
@@ -95,7 +98,7 @@ one() {
 	csv_row report "${size}M" "$ev" "$peer" "$n" "$W" "$C" "$U" "$S" "$M" "$ns" "$x" "$mb MB"
 }
 
-PEERS="report one_thread by_sub by_sub_one libtracecmd trace_cmd cat mmap_wordsum"
+PEERS="report one_thread one_feed by_sub by_sub_one libtracecmd trace_cmd cat mmap_wordsum"
 
 # rounds F SIZE|-: N_REPORT rounds of the four report peers on F, from
 # nothing; with a SIZE (million events) also libtracecmd, trace-cmd (up to
@@ -106,6 +109,7 @@ rounds() {
 	while [ $r -le "$N_REPORT" ]; do
 		run_peer report "$KES" report -i "$1" -f csv
 		run_peer one_thread env KES_THREADS=1 "$KES" report -i "$1" -f csv
+		run_peer one_feed env KES_THREADS=1 KES_SPLIT=0 "$KES" report -i "$1" -f csv
 		run_peer by_sub "$KES" report -i "$1" -f csv --by-sub
 		run_peer by_sub_one env KES_THREADS=1 "$KES" report -i "$1" -f csv --by-sub
 		if [ "$2" != - ]; then
@@ -128,7 +132,7 @@ for size in $SIZES; do
 	mb=$(mb_of "$f")
 	cat "$f" >/dev/null # into the page cache: every peer reads it from there
 	rounds "$f" "$size"
-	for peer in report one-thread by-sub by-sub-one libtracecmd; do one "$size" "$peer"; done
+	for peer in report one-thread one-feed by-sub by-sub-one libtracecmd; do one "$size" "$peer"; done
 	[ -n "$C_trace_cmd" ] && one "$size" trace-cmd
 	one "$size" cat
 	one "$size" mmap-wordsum
@@ -139,6 +143,7 @@ for size in $SIZES; do
 	printf ' report wall / one thread'"'"'s %s (< 1: faster with both cores);' \
 		"$(ratio "%.2f" W report one_thread)"
 	printf ' report CPU / one thread'"'"'s %s;' "$(ratio "%.2f" C report one_thread)"
+	printf ' one thread / one feed CPU %s;' "$(ratio "%.2f" C one_thread one_feed)"
 	printf ' --by-sub wall / one thread'"'"'s %s, CPU %s;' \
 		"$(ratio "%.2f" W by_sub by_sub_one)" "$(ratio "%.2f" C by_sub by_sub_one)"
 	printf ' libtracecmd/report %s\n' "$(ratio "%.1fx" C libtracecmd report)"
@@ -149,7 +154,7 @@ ev=$(cat "$f.events")
 mb=$(mb_of "$f")
 cat "$f" >/dev/null
 rounds "$f" -
-for peer in report one-thread by-sub by-sub-one; do one mig4 "$peer"; done
+for peer in report one-thread one-feed by-sub by-sub-one; do one mig4 "$peer"; done
 printf '  migrating 4M (medians of per-round ratios): report wall / one thread'"'"'s %s, CPU %s;' \
 	"$(ratio "%.2f" W report one_thread)" "$(ratio "%.2f" C report one_thread)"
 printf ' --by-sub wall / one thread'"'"'s %s, CPU %s\n' \

@@ -34,8 +34,9 @@ command -v valgrind >/dev/null || { echo "stages bench: needs valgrind (make dep
 f=$(recording "$STAGE_SIZE") || { echo "stages bench: no recording"; exit 0; }
 ev=$(cat "$f.events")
 out=$BENCH_DIR/callgrind.out
-# one thread (KES_THREADS=1): the one feed's stages, as before the split (whose
-# halves, with one lane each on this machine's two CPUs, merge nothing)
+# one thread (KES_THREADS=1): on a recording whose threads stay on their
+# CPUs, the split's halves one after the other (each, with one lane on this
+# machine's two CPUs, merges nothing; split.c counts as glue)
 KES_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$out" "$KES" report -i "$f" -f csv \
 	>/dev/null 2>"$BENCH_DIR/callgrind.log" || { echo "stages bench: valgrind failed"; exit 0; }
 

@@ -3,7 +3,8 @@
 # libtracecmd (KES_NO_FASTPATH=1): every trace.dat fixture, trace-cmd
 # conversions of it (v6, v7 uncompressed), mkdat fixtures of every ISA and,
 # with KVM, a fresh recording must give byte-identical reports (and the same
-# on one thread as split on two, KES_THREADS=1), and the same
+# split on two threads, split on one (KES_THREADS=1) and from the one feed
+# (KES_SPLIT=0)), and the same
 # records one by one (test_tracedat_fast FILE: the lanes' pages). Truncated and corrupted copies must give one
 # error line or a report, never a crash. tests/run.sh under `make asan-check`
 # runs this with the ASan build.
@@ -29,8 +30,9 @@ same_reports() {
 		check "$(basename "$1") $view: same report" cmp -s "$TMP/fast.out" "$TMP/slow.out"
 		check "$(basename "$1") $view: same messages" cmp -s "$TMP/fast.err" "$TMP/slow.err"
 	done
-	# report's split (two feeds on two threads where that gives the one feed's
-	# report), else the one feed with pair/ on a second thread (--by-sub always)
+	# report's split (two feeds, on two threads or one after the other, where
+	# that gives the one feed's report), else the one feed with pair/ on a
+	# second thread (--by-sub always); KES_SPLIT=0: the one feed, never split
 	for view in "-f csv" "-f json" "-f ppc" "-f csv --slowest 5" "-f json --by-sub"; do
 		# shellcheck disable=SC2086
 		$KES report -i "$1" $view >"$TMP/two.out" 2>"$TMP/two.err"
@@ -38,6 +40,10 @@ same_reports() {
 		KES_THREADS=1 $KES report -i "$1" $view >"$TMP/one.out" 2>"$TMP/one.err"
 		check "$(basename "$1") $view: same report on one thread" cmp -s "$TMP/two.out" "$TMP/one.out"
 		check "$(basename "$1") $view: same messages on one thread" cmp -s "$TMP/two.err" "$TMP/one.err"
+		# shellcheck disable=SC2086
+		KES_SPLIT=0 KES_THREADS=1 $KES report -i "$1" $view >"$TMP/feed.out" 2>"$TMP/feed.err"
+		check "$(basename "$1") $view: same report from the one feed" cmp -s "$TMP/two.out" "$TMP/feed.out"
+		check "$(basename "$1") $view: same messages from the one feed" cmp -s "$TMP/two.err" "$TMP/feed.err"
 	done
 	# --svg: the timelines the feed fills
 	$KES report -i "$1" -f csv --svg "$TMP/fast.svg" >/dev/null 2>&1

@@ -849,8 +849,10 @@ static void check_not_split(const char *path, const char *why, int want, bool sa
  * CPU 1: at 1500 (40 ns) and 2500 (10 ns); worked out here by hand. Then
  * the cases a split must refuse, each of which the one feed handles: a
  * thread that moves to the other CPU, a loss, a CPU whose time goes back.
+ * how: the halves on two threads (as the machine allows) or, with
+ * KES_THREADS=1, one after the other.
  */
-static void test_split(const struct meta *mt)
+static void test_split_as(const struct meta *mt, const char *how)
 {
 	static struct page pg[2];
 	int cpu01[2] = {0, 1};
@@ -858,9 +860,6 @@ static void test_split(const struct meta *mt)
 	struct pair_counts pc;
 	struct sums sm;
 	struct feed_counts fc;
-	cpu_set_t set;
-	bool two = sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2;
-	int gave_up = two ? -1 : 0; /* with one CPU, never tried */
 
 	page_init(&pg[0], 1000);
 	io_cycle(&pg[0], 0, 500, 20);	/* 1000-1020 */
@@ -872,43 +871,39 @@ static void test_split(const struct meta *mt)
 	page_commit(&pg[1], 0, 0);
 	CHECK(write_dat_n(tmp("split.dat"), mt, 2, 2, pg, cpu01, 2) == 0, "write split.dat");
 	split_file(tmp("split.dat"), &m, true, false);
-	if (!two) {
-		CHECK(m.done == 0, "one CPU to run on: not tried (%d)", m.done);
-	} else {
-		CHECK(m.done == 1, "two threads on two CPUs: split");
-		CHECK(m.sm.count == 4 && m.sm.sum == 100 && m.sm.untimed == 0,
-		      "split: %llu timed in %llu ns, %llu untimed (want 4, 100, 0)",
-		      (unsigned long long)m.sm.count, (unsigned long long)m.sm.sum,
-		      (unsigned long long)m.sm.untimed);
-		/* in the guest 1020-2000 and 1540-2500 */
-		CHECK(m.sm.guest_count == 2 && m.sm.guest_sum == 1940,
-		      "split: %llu in the guest, %llu ns (want 2, 1940)",
-		      (unsigned long long)m.sm.guest_count, (unsigned long long)m.sm.guest_sum);
-		CHECK(m.fc.records == 12 && m.fc.kvm == 12 && m.fc.exits == 4 &&
-			  m.fc.ts_first == 1000 && m.fc.ts_last == 2510 && m.found[0] == 6 &&
-			  m.found[1] == 6 && m.pc.uexits == 4 && m.pc.untimed == 0,
-		      "split: %llu records, %llu events, %llu exits, %llu-%llu, %llu+%llu per CPU",
-		      (unsigned long long)m.fc.records, (unsigned long long)m.fc.kvm,
-		      (unsigned long long)m.fc.exits, (unsigned long long)m.fc.ts_first,
-		      (unsigned long long)m.fc.ts_last, (unsigned long long)m.found[0],
-		      (unsigned long long)m.found[1]);
-		feed_file(tmp("split.dat"), VIA_LANES, &pc, &sm, &fc);
-		CHECK(sm.count == m.sm.count && sm.sum == m.sm.sum &&
-			  sm.guest_sum == m.sm.guest_sum && fc.kvm == m.fc.kvm,
-		      "the one feed agrees: %llu timed in %llu ns", (unsigned long long)sm.count,
-		      (unsigned long long)sm.sum);
-		/* --slowest 3: 40 ns at 1500 (501), 30 at 2000 (500), 20 at 1000 (500) */
-		split_file(tmp("split.dat"), &m, true, true);
-		CHECK(m.done == 1 && m.nslow == 3 && m.slow[0].ns == 40 && m.slow[0].tid == 501 &&
-			  m.slow[0].ts == 1500 && m.slow[1].ns == 30 && m.slow[1].ts == 2000 &&
-			  m.slow[2].ns == 20 && m.slow[2].tid == 500,
-		      "--slowest 3 split: status %d, %zu kept, the first %llu ns", m.done, m.nslow,
-		      (unsigned long long)(m.nslow ? m.slow[0].ns : 0));
-		free(m.slow);
-		setenv("KES_THREADS", "1", 1);
-		check_not_split(tmp("split.dat"), "KES_THREADS=1", 0, true);
-		unsetenv("KES_THREADS");
-	}
+	CHECK(m.done == 1, "%s: split", how);
+	CHECK(m.sm.count == 4 && m.sm.sum == 100 && m.sm.untimed == 0,
+	      "%s: %llu timed in %llu ns, %llu untimed (want 4, 100, 0)", how,
+	      (unsigned long long)m.sm.count, (unsigned long long)m.sm.sum,
+	      (unsigned long long)m.sm.untimed);
+	/* in the guest 1020-2000 and 1540-2500 */
+	CHECK(m.sm.guest_count == 2 && m.sm.guest_sum == 1940,
+	      "%s: %llu in the guest, %llu ns (want 2, 1940)", how,
+	      (unsigned long long)m.sm.guest_count, (unsigned long long)m.sm.guest_sum);
+	CHECK(m.fc.records == 12 && m.fc.kvm == 12 && m.fc.exits == 4 && m.fc.ts_first == 1000 &&
+		      m.fc.ts_last == 2510 && m.found[0] == 6 && m.found[1] == 6 &&
+		      m.pc.uexits == 4 && m.pc.untimed == 0,
+	      "%s: %llu records, %llu events, %llu exits, %llu-%llu, %llu+%llu per CPU", how,
+	      (unsigned long long)m.fc.records, (unsigned long long)m.fc.kvm,
+	      (unsigned long long)m.fc.exits, (unsigned long long)m.fc.ts_first,
+	      (unsigned long long)m.fc.ts_last, (unsigned long long)m.found[0],
+	      (unsigned long long)m.found[1]);
+	feed_file(tmp("split.dat"), VIA_LANES, &pc, &sm, &fc);
+	CHECK(sm.count == m.sm.count && sm.sum == m.sm.sum && sm.guest_sum == m.sm.guest_sum &&
+		      fc.kvm == m.fc.kvm,
+	      "%s: the one feed agrees: %llu timed in %llu ns", how, (unsigned long long)sm.count,
+	      (unsigned long long)sm.sum);
+	/* --slowest 3: 40 ns at 1500 (501), 30 at 2000 (500), 20 at 1000 (500) */
+	split_file(tmp("split.dat"), &m, true, true);
+	CHECK(m.done == 1 && m.nslow == 3 && m.slow[0].ns == 40 && m.slow[0].tid == 501 &&
+		      m.slow[0].ts == 1500 && m.slow[1].ns == 30 && m.slow[1].ts == 2000 &&
+		      m.slow[2].ns == 20 && m.slow[2].tid == 500,
+	      "%s: --slowest 3 split: status %d, %zu kept, the first %llu ns", how, m.done,
+	      m.nslow, (unsigned long long)(m.nslow ? m.slow[0].ns : 0));
+	free(m.slow);
+	setenv("KES_SPLIT", "0", 1);
+	check_not_split(tmp("split.dat"), "KES_SPLIT=0", 0, true);
+	unsetenv("KES_SPLIT");
 
 	/* thread 500's second exit on CPU 1: only the one order pairs it */
 	page_init(&pg[1], 1500);
@@ -921,14 +916,14 @@ static void test_split(const struct meta *mt)
 	CHECK(write_dat_n(tmp("split2.dat"), mt, 2, 2, pg, cpu01, 2) == 0, "write split2.dat");
 	/* seen in the sample: never tried; else the halves' hook stops them */
 	check_not_split(tmp("split2.dat"), "a thread on both CPUs, sampled", 0, true);
-	check_not_split(tmp("split2.dat"), "a thread on both CPUs", gave_up, false);
+	check_not_split(tmp("split2.dat"), "a thread on both CPUs", -1, false);
 
 	/* a loss on CPU 1: pair_lost() would forget thread 500's open exit too */
 	page_init(&pg[1], 1500);
 	io_cycle(&pg[1], 0, 501, 40);
 	page_commit(&pg[1], RING_MISSING_EVENTS | RING_MISSING_STORED, 3);
 	CHECK(write_dat_n(tmp("split3.dat"), mt, 2, 2, pg, cpu01, 2) == 0, "write split3.dat");
-	check_not_split(tmp("split3.dat"), "a loss", gave_up, true);
+	check_not_split(tmp("split3.dat"), "a loss", -1, true);
 
 	/* CPU 1's clock goes back: the one feed stops skipping details on every CPU */
 	page_init(&pg[1], 1500);
@@ -937,7 +932,19 @@ static void test_split(const struct meta *mt)
 	io_cycle(&pg[1], 0, 501, 10);
 	page_commit(&pg[1], 0, 0);
 	CHECK(write_dat_n(tmp("split4.dat"), mt, 2, 2, pg, cpu01, 2) == 0, "write split4.dat");
-	check_not_split(tmp("split4.dat"), "time going back", gave_up, true);
+	check_not_split(tmp("split4.dat"), "time going back", -1, true);
+}
+
+static void test_split(const struct meta *mt)
+{
+	struct pair_counts pc;
+	struct sums sm;
+	struct feed_counts fc;
+
+	test_split_as(mt, "split");
+	setenv("KES_THREADS", "1", 1);
+	test_split_as(mt, "split on one thread");
+	unsetenv("KES_THREADS");
 
 	/* the one feed with pair/ on a second thread (feed-pipe.c): the same sums */
 	for (int i = 1; i <= 4; i++) {
