@@ -2,7 +2,8 @@
 # craftzstd.py IN OUT KIND: a hostile copy of a real zstd trace.dat v7 (as
 # `trace-cmd convert --file-version 7 --compression zstd` writes it, e.g.
 # tests/fixtures/real/exitgen-v7z.dat), with one thing wrong in the first
-# chunk of the first CPU that has data. The chunk stream is found by walking
+# chunk of the first CPU that has data (second-frame: of the first CPU with
+# two chunks or more). The chunk stream is found by walking
 # the file as trace-cmd.dat.v7(5) lays it out (initial header, the chain of
 # OPTIONS sections, the BUFFER option's per-CPU offsets), independently of
 # kvm-exitstat's reader. Little-endian files only (what the fixtures are).
@@ -25,8 +26,8 @@ def cstring(d, i):
     return d[i:e], e + 1
 
 
-def first_cpu_data(d):
-    """(page_size, offset of the chunk count) of the first CPU with data."""
+def cpu_data(d):
+    """(page_size, [offset of the chunk count of each CPU with data, in file order])."""
     i = 10  # magic
     _, i = cstring(d, i)  # version
     if d[i] != 0:
@@ -58,11 +59,14 @@ def first_cpu_data(d):
                 _, p = cstring(b, p)
                 _, ncpus = struct.unpack_from("<II", b, p)
                 p += 8
+                found = []
                 for _ in range(ncpus):
                     _, off, sz = struct.unpack_from("<IQQ", b, p)
                     p += 20
                     if sz and name == b"":
-                        return page_size, off
+                        found.append(off)
+                if found:
+                    return page_size, found
             o += size
     sys.exit("craftzstd: no CPU data found")
 
@@ -70,7 +74,14 @@ def first_cpu_data(d):
 def main():
     src, dst, kind = sys.argv[1:4]
     d = bytearray(open(src, "rb").read())
-    page_size, count_at = first_cpu_data(d)
+    page_size, counts = cpu_data(d)
+    count_at = counts[0]
+    if kind == "second-frame":
+        # which CPU got two chunks (trace-cmd's 10 pages each) is the scheduler's doing
+        several = [c for c in counts if struct.unpack_from("<I", d, c)[0] >= 2]
+        if not several:
+            sys.exit("craftzstd: no CPU has two chunks or more")
+        count_at = several[0]
     chunk = count_at + 4  # u32 compressed size, u32 uncompressed size, frame
     zsize, size = struct.unpack_from("<II", d, chunk)
     if kind == "chunk-past-end":
@@ -86,8 +97,6 @@ def main():
     elif kind == "huge-count":
         struct.pack_into("<I", d, count_at, 0xFFFFFFFF)
     elif kind == "second-frame":
-        if struct.unpack_from("<I", d, count_at)[0] < 2:
-            sys.exit("craftzstd: the first CPU has one chunk only")
         second = chunk + 8 + zsize
         d[second + 8 : second + 12] = b"\xde\xad\xbe\xef"
     else:
