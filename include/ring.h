@@ -158,7 +158,9 @@ RING_INLINE int ring_next(struct ring_cur *c, struct ring_rec *r)
  * past the end of a page or mapping it is harmless. Report of the pinned
  * 4 M-event recording, one thread, best of 5 task-clock: 42.1 -> 38.0 ms
  * (256 bytes ahead 39.3, 1024 38.3, 4096 38.7; the whole next page at once
- * when it was handed out: 46.9).
+ * when it was handed out: 46.9); an hour later, the one feed, best of 7:
+ * 41.1 -> 39.1 ms (4 M), 149.9 -> 140.4 ms (16 M). The gain moves with
+ * the machine's memory traffic.
  */
 #define RING_AHEAD 2048
 RING_INLINE void ring_prefetch(const void *p)
