@@ -55,7 +55,9 @@ fetch_one() {
 		fi
 	else
 		[ "$arch" = all ] && q="$name=$ver" || q="$name:$arch=$ver"
-		if ! (cd "$tmp" && apt-get -q -o APT::Sandbox::User=root download "$q" >/dev/null 2>&1); then
+		# apt drops an index a mirror serves mid-sync: pool.py reads it anyway (the sha256 decides)
+		if ! (cd "$tmp" && apt-get -q -o APT::Sandbox::User=root download "$q" >/dev/null 2>&1) &&
+			! python3 "$LAB/pool.py" "$name" "$arch" "$ver" "$tmp"; then
 			rm -rf "$tmp"
 			die "cannot download $name:$arch $ver (packages.lock): not in the apt archive? (apt-get update; tests/lab/lock.sh $name:$arch)"
 		fi
