@@ -158,7 +158,8 @@ bench: all $(BENCH_TOOLS)
 	$(Q)O=$(O) KES=./$(BIN) EXITGEN=$(EXITGEN) sh tests/bench/run.sh
 
 deps:
-	[ -n "$$(find /var/lib/apt/lists -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ] || apt-get update -qq
+	[ -n "$$(find /var/lib/apt/lists -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ] || \
+		apt-get update -qq || echo "deps: apt-get update failed in part (a mirror mid-sync?): installing from the lists it has"
 	apt-get install -y -qq --no-install-recommends make gcc clang pkg-config \
 		libtraceevent-dev libtracefs-dev libtracecmd-dev libncurses-dev trace-cmd \
 		linux-perf tmux valgrind libclang-rt-14-dev time bpftrace strace \
