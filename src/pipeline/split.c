@@ -8,8 +8,9 @@
  * one (KES_THREADS=1), one after the other: a half of a two-CPU recording
  * is one lane, which the feed walks without ever comparing two lanes' heads
  * (report of the pinned 4 M recording, one thread, best of 5 task-clock:
- * 39.0 -> 37.0 ms against the one feed over both lanes). That is the one feed's result exactly
- * when pair/ sees each thread's events the same, which holds unless:
+ * 39.0 -> 37.0 ms against the one feed over both lanes). That is the one
+ * feed's result exactly when pair/ sees each thread's events the same,
+ * which holds unless:
  *   - a thread reaches pair/ in both halves: a thread that moved between
  *     the halves' CPUs is paired in the one order only;
  *   - there is a loss marker: pair_lost() forgets the open exits of every
