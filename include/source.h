@@ -79,6 +79,16 @@ void tracedat_get_info(const struct tracedat *td, struct tracedat_info *info);
 #define TRACEDAT_PROBE_BYTES_PER_S (2u << 20)
 int tracedat_probe(int fd, int flags, bool iterate, char *errbuf, size_t errlen);
 /*
+ * For a command that reads its inputs once and exits (report, diff): the
+ * next open the probe guards with an open only (the fast path's) is done by
+ * a child that, once it worked, carries on as the command, while this
+ * process waits and passes on the child's exit status and the signals sent
+ * to it (tracedat-probe.c). libtracecmd then opens the file once, not
+ * twice. Once a process: later opens probe as before. Call it before any
+ * thread starts.
+ */
+void tracedat_probe_carry_on(void);
+/*
  * Every record, in time order, through libtracecmd (the fast path's oracle,
  * and the reader of what it does not read). 0, or -1 with errbuf set (a
  * record that runs past its page: a corrupt file).

@@ -217,6 +217,7 @@ static int run_diff(void *arg)
 		goto out_types;
 	io.types = &types;
 	io.ts_unit = o->have_ts_unit ? &o->ts_unit : NULL;
+	tracedat_probe_carry_on(); /* one libtracecmd open of a trace.dat, not two */
 	for (; loaded < 2; loaded++) {
 		input_result_init(&r[loaded]);
 		if (input_load(o->path[loaded], &io, &r[loaded]) < 0) {

@@ -552,6 +552,7 @@ static int run(void *arg)
 		o->io.outliers[1] = stats_outliers_new(o->slowest, 0);
 	}
 	o->ro.width = cli_out_width(o->ro.width);
+	tracedat_probe_carry_on(); /* one libtracecmd open of a trace.dat, not two */
 	for (size_t i = 0; i < o->ninputs; i++) {
 		if (input_load(o->inputs[i], &o->io, &r) < 0)
 			goto out;

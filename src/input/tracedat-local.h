@@ -126,4 +126,16 @@ void tracedat_zstd_close(struct tracedat_zstd *z);
 int tracedat_zstd_block(int fd, uint64_t off, uint64_t file_size, size_t max, unsigned char **out,
 			size_t *len);
 
+/*
+ * tracedat_probe_carry_on()'s open (tracedat-probe.c). begin: 1 in the child
+ * that is to open the file and carry on; 0 when this open is not one to
+ * carry on (probe it as before); -1 with errbuf set when the child failed or
+ * died before it said its open worked (the parent's refusal, as the
+ * probe's). Once the child says so (end), the parent never returns: it
+ * exits as the child will. fail: the child's open failed (it exits 1).
+ */
+int tracedat_guard_begin(int fd, char *errbuf, size_t errlen);
+_Noreturn void tracedat_guard_fail(void);
+void tracedat_guard_end(void);
+
 #endif

@@ -20,6 +20,13 @@
  * caller passes a file nobody else can change (source_stable_fd()), so the
  * child's verdict holds for the parent's read. A path opened again could be
  * another file by then.
+ *
+ * A command that reads its inputs and exits may let the child carry on
+ * (tracedat_probe_carry_on()): where the probe is an open only (the fast
+ * path), the child's open is the one that counts, and once it worked the
+ * child is the command while the parent only waits and passes on its exit
+ * status and the signals sent to it. libtracecmd then opens the file once,
+ * not twice, and what it does to the process still happens in a child.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,12 +35,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <trace-cmd/trace-cmd.h>
 #include "alloc.h"
 #include "err.h"
 #include "source.h"
+#include "tracedat-local.h"
 
 static int count(struct tracecmd_input *h, struct tep_record *r, int cpu, void *arg)
 {
@@ -80,26 +90,74 @@ static unsigned probe_seconds(int fd)
 	return base + (unsigned)(extra < 3600 ? extra : 3600);
 }
 
-/* The child: quiet, default signal actions, exit 0 only if the open (and read) worked. */
-static void probe_child(int fd, int flags, bool iterate, unsigned seconds)
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM};
+#define NCRASH (sizeof(crash_signals) / sizeof(crash_signals[0]))
+
+/* What quiet() changed, for loud() to put back: a child that carries on. */
+struct loudness {
+	int out, err; /* dups of stdout and stderr, -1: they were closed */
+	sigset_t mask;
+	struct sigaction crash[NCRASH];
+};
+
+/*
+ * The child before libtracecmd sees the file: its complaints into
+ * /dev/null (it printf()s some: not into our report), crashes and a hang
+ * (alarm: a real header parses in milliseconds) are the default deaths the
+ * parent reads. old: where to keep what it was, or NULL.
+ */
+static void quiet(unsigned seconds, struct loudness *old)
 {
-	struct tracecmd_input *h;
-	static const int crash[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM};
-	int null = open("/dev/null", O_RDWR);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	sigset_t none;
 
-	/* libtracecmd printf()s some of its complaints: not into our report. */
+	if (old) {
+		old->out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+		old->err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+	}
 	if (null >= 0) {
 		dup2(null, STDOUT_FILENO);
 		dup2(null, STDERR_FILENO);
+		close(null);
 	}
-	for (size_t i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
-		signal(crash[i], SIG_DFL);
+	sigemptyset(&dfl.sa_mask);
+	for (size_t i = 0; i < NCRASH; i++)
+		sigaction(crash_signals[i], &dfl, old ? &old->crash[i] : NULL);
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* A hang is as bad as a crash; a real header parses in milliseconds. */
+	sigprocmask(SIG_SETMASK, &none, old ? &old->mask : NULL);
 	alarm(seconds);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+}
+
+/* fd as it was: saved's file, or closed (-1: it was closed, so it could not be saved). */
+static void back(int saved, int fd)
+{
+	if (saved < 0) {
+		close(fd);
+		return;
+	}
+	dup2(saved, fd);
+	close(saved);
+}
+
+/* quiet() undone, in a child that carries on. */
+static void loud(struct loudness *old)
+{
+	alarm(0);
+	for (size_t i = 0; i < NCRASH; i++)
+		sigaction(crash_signals[i], &old->crash[i], NULL);
+	sigprocmask(SIG_SETMASK, &old->mask, NULL);
+	back(old->out, STDOUT_FILENO);
+	back(old->err, STDERR_FILENO);
+}
+
+/* The child: quiet, exit 0 only if the open (and read) worked. */
+static void probe_child(int fd, int flags, bool iterate, unsigned seconds)
+{
+	struct tracecmd_input *h;
+
+	quiet(seconds, NULL);
 	/* The fd's offset is the parent's too: it seeks back before its own open. */
 	if (lseek(fd, 0, SEEK_SET) < 0 || !(h = tracecmd_open_fd(fd, flags)))
 		_exit(1);
@@ -107,22 +165,9 @@ static void probe_child(int fd, int flags, bool iterate, unsigned seconds)
 	_exit(iterate && read_all(h) < 0 ? 2 : 0);
 }
 
-int tracedat_probe(int fd, int flags, bool iterate, char *errbuf, size_t errlen)
+/* The one line for a child's status that is not a clean 0 (probe or carry-on). */
+static int refusal(int status, bool iterate, unsigned seconds, char *errbuf, size_t errlen)
 {
-	unsigned seconds = probe_seconds(fd);
-	pid_t pid = fork();
-	int status;
-
-	if (pid < 0)
-		return err_buf_errno(errbuf, errlen, "cannot check the file: fork");
-	if (pid == 0)
-		probe_child(fd, flags, iterate, seconds);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return err_buf_errno(errbuf, errlen, "cannot check the file: waitpid");
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
 		return err_buf(errbuf, errlen,
 				  "corrupt trace data: libtracecmd cannot read its records");
@@ -135,4 +180,157 @@ int tracedat_probe(int fd, int flags, bool iterate, char *errbuf, size_t errlen)
 				  "corrupt trace.dat: libtracecmd crashes reading it (signal %d)",
 				  WTERMSIG(status));
 	return err_buf(errbuf, errlen, "not a readable trace.dat (corrupt or truncated)");
+}
+
+/* waitpid() through EINTR: 0, or -1 with errno. */
+static int reap(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+int tracedat_probe(int fd, int flags, bool iterate, char *errbuf, size_t errlen)
+{
+	unsigned seconds = probe_seconds(fd);
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return err_buf_errno(errbuf, errlen, "cannot check the file: fork");
+	if (pid == 0)
+		probe_child(fd, flags, iterate, seconds);
+	if (reap(pid, &status) < 0)
+		return err_buf_errno(errbuf, errlen, "cannot check the file: waitpid");
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	return refusal(status, iterate, seconds, errbuf, errlen);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Carrying on: see the top of this file. */
+
+static bool carry_on;
+static struct guard {
+	int said;	/* the child's end of the pipe: a byte on it = the open worked */
+	struct loudness old;
+} guard = {.said = -1};
+static volatile sig_atomic_t relay_pid;
+
+void tracedat_probe_carry_on(void)
+{
+	carry_on = true;
+}
+
+static void pass_on(int sig)
+{
+	kill((pid_t)relay_pid, sig);
+}
+
+/*
+ * Dies as the child died: the shell, a test or `timeout` see the status
+ * they would have seen of one process. Its core, if any, is the child's.
+ */
+static _Noreturn void die_as(int sig)
+{
+	struct rlimit none = {0, 0};
+	sigset_t one;
+
+	setrlimit(RLIMIT_CORE, &none);
+	signal(sig, SIG_DFL);
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+/*
+ * The parent, once the child's open worked: waits, passing on the signals
+ * one sends a command (a terminal's reach the child too: twice is as once
+ * for the default actions report and diff keep), then exits with the
+ * child's status. _exit(): what this process buffered or holds is the
+ * child's to write or free.
+ */
+static _Noreturn void relay(pid_t child)
+{
+	static const int passed[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
+	struct sigaction sa = {.sa_handler = pass_on, .sa_flags = SA_RESTART};
+	sigset_t none;
+	int status;
+
+	relay_pid = child;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(passed) / sizeof(passed[0]); i++)
+		sigaction(passed[i], &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (reap(child, &status) < 0)
+		_exit(1);
+	if (WIFSIGNALED(status))
+		die_as(WTERMSIG(status));
+	_exit(WEXITSTATUS(status));
+}
+
+/* The parent: the child's word (relay() for good), or its refusal. */
+static int hear(pid_t child, int said, unsigned seconds, char *errbuf, size_t errlen)
+{
+	char word;
+	ssize_t n;
+	int status;
+
+	while ((n = read(said, &word, 1)) < 0 && errno == EINTR)
+		;
+	close(said);
+	if (n == 1)
+		relay(child);
+	if (reap(child, &status) < 0)
+		return err_buf_errno(errbuf, errlen, "cannot check the file: waitpid");
+	return refusal(status, false, seconds, errbuf, errlen);
+}
+
+int tracedat_guard_begin(int fd, char *errbuf, size_t errlen)
+{
+	unsigned seconds = probe_seconds(fd);
+	pid_t parent = getpid(), pid;
+	int p[2];
+
+	if (!carry_on)
+		return 0;
+	carry_on = false; /* once: each carrying-on child is a process more */
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return err_buf_errno(errbuf, errlen, "cannot check the file: pipe");
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return err_buf_errno(errbuf, errlen, "cannot check the file: fork");
+	}
+	if (pid > 0) {
+		close(p[1]);
+		return hear(pid, p[0], seconds, errbuf, errlen);
+	}
+	close(p[0]);
+	/* the parent killed (SIGKILL, which it cannot pass on): the command with it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	guard.said = p[1];
+	quiet(seconds, &guard.old);
+	return 1;
+}
+
+void tracedat_guard_fail(void)
+{
+	_exit(1);
+}
+
+void tracedat_guard_end(void)
+{
+	loud(&guard.old);
+	if (write(guard.said, "", 1) != 1)
+		_exit(1); /* the parent is gone: PR_SET_PDEATHSIG's SIGKILL is on its way */
+	close(guard.said);
+	guard.said = -1;
 }

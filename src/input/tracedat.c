@@ -110,6 +110,7 @@ static int check_header(struct tracedat *td, char *errbuf, size_t errlen)
 struct tracedat *tracedat_open_fd(int fd, char *errbuf, size_t errlen)
 {
 	struct tracedat *td = xcalloc(1, sizeof(*td));
+	int guarded;
 
 	td->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (td->fd < 0) {
@@ -126,17 +127,24 @@ struct tracedat *tracedat_open_fd(int fd, char *errbuf, size_t errlen)
 	 * first, reading the records too when it is the one to read them.
 	 */
 	td->records_probed = !(td->fast || td->zstd) || fastpath_disabled();
-	if (tracedat_probe(td->fd, OPEN_FLAGS, td->records_probed, errbuf, errlen) < 0)
+	/* or the open that counts in a child that carries on (tracedat_probe_carry_on()) */
+	guarded = td->records_probed ? 0 : tracedat_guard_begin(td->fd, errbuf, errlen);
+	if (guarded < 0 ||
+	    (!guarded && tracedat_probe(td->fd, OPEN_FLAGS, td->records_probed, errbuf, errlen) < 0))
 		goto fail;
 	td->h = open_lib(td->fd);
 	if (!td->h) {
+		if (guarded)
+			tracedat_guard_fail();
 		err_buf(errbuf, errlen, "not a readable trace.dat (corrupt or truncated)");
 		goto fail;
 	}
 	/* libtracecmd 3.1.6 leaves it 0: the decoder bounds fields by it */
 	if (td->l.page_size && tep_get_page_size(tracecmd_get_tep(td->h)) <= 0)
 		tep_set_page_size(tracecmd_get_tep(td->h), (int)td->l.page_size);
-	gather_buffers(td);
+	gather_buffers(td); /* it opens each instance's buffer: guarded too */
+	if (guarded)
+		tracedat_guard_end();
 	/* Buffer instances need merging with the top buffer: libtracecmd does it. */
 	if (td->nall > 1) {
 		tracedat_fast_close(td->fast);

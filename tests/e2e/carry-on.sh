@@ -1,0 +1,54 @@
+#!/bin/sh
+# report and diff let the libtracecmd probe child carry on as the command
+# (src/input/tracedat-probe.c, tracedat_probe_carry_on()): the fast path's
+# trace.dat is opened by libtracecmd once, not twice, and the process the
+# caller started only waits, passes signals on and ends as the child ended.
+. tests/e2e/lib.sh
+FIX=tests/fixtures
+DAT=$FIX/real/exitgen-v6.dat
+SW=tests/tools/stuck-writer.py
+
+# libtracecmd reads the file's magic once per open ("tracing", 7 bytes after
+# the first 3): once on the fast path; twice where the probe child reads the
+# records before the parent does (KES_NO_FASTPATH=1), which shows the count
+# is of what it means to count.
+if command -v strace >/dev/null 2>&1; then
+	opens() {
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -e trace=read \
+			-s 8 -o "$TMP/strace" "$@" >"$TMP/out" 2>&1
+		grep -c 'read([0-9]*, "tracing", 7)' "$TMP/strace"
+	}
+	eq "report: libtracecmd opens the trace.dat once" "$(opens "$KES" report -i "$DAT")" 1
+	eq "report, KES_NO_FASTPATH=1: the probe child's open, then the report's" \
+		"$(opens env KES_NO_FASTPATH=1 "$KES" report -i "$DAT")" 2
+	eq "diff of two trace.dat: the first once, the second probed as before" \
+		"$(opens "$KES" diff "$DAT" "$FIX/real/exitgen-v7.dat")" 3
+else
+	bad "strace is not installed (make deps)"
+fi
+
+# The same tables as the probe's way: the reports are the libtracecmd path's.
+"$KES" report -i "$DAT" -f csv >"$TMP/fast.csv" 2>"$TMP/err"
+eq "report: exit status" "$?" 0
+KES_NO_FASTPATH=1 "$KES" report -i "$DAT" -f csv >"$TMP/lib.csv"
+check "report: the table libtracecmd's records give" cmp -s "$TMP/fast.csv" "$TMP/lib.csv"
+check "report: nothing on stderr" test ! -s "$TMP/err"
+
+# A refusal is the parent's one line, as before: the child's open failed.
+"$KES" report -i "$FIX/bad/input/truncated-cpu-data.dat" >"$TMP/out" 2>"$TMP/err"
+eq "a file libtracecmd cannot open: exit status" "$?" 1
+eq "a file libtracecmd cannot open: one line" "$(wc -l <"$TMP/err")" 1
+
+# Signals: report stuck writing its SVG into a FIFO nobody reads.
+stuck() { # ACTION: what stuck-writer.py says
+	rm -f "$TMP/fifo"
+	python3 "$SW" "$TMP/fifo" "$1" "$KES" report -i "$DAT" --svg "$TMP/fifo"
+}
+eq "SIGTERM to report: report dies of it, its child with it" \
+	"$(stuck term)" "status -15 children 1 left 0"
+eq "SIGKILL to report: the child dies with it (PR_SET_PDEATHSIG)" \
+	"$(stuck kill)" "status -9 children 1 left 0"
+eq "the child killed by a signal: report dies of the same one" \
+	"$(stuck usr1-child)" "status -10 children 1 left 0"
+
+summary
