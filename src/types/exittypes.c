@@ -903,6 +903,22 @@ static int linear_key(const struct exit_name *v, size_t n, const char *name, uin
 }
 
 /*
+ * linear_key() for a name interned as a table's names are (text_arg(),
+ * intern()): the pointer is the name. aliases_finish() asks it of each alias
+ * of every table (12,000 strcmp() calls a start, callgrind: 0.4 M instructions).
+ */
+static int interned_key(const struct exit_name *v, size_t n, const char *name, uint64_t *key)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].name == name) {
+			*key = v[i].key;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
  * Aliases, by name: a name given twice with two keys is an error at the later
  * line, and so is an alias that is another reason's name in the table (a
  * user's "SERROR" would have two meanings). t's names are final.
@@ -918,7 +934,7 @@ static int aliases_finish(struct parser *p, struct plist *l, struct exit_table *
 	for (size_t i = 0; i < l->n; i++) {
 		size_t j;
 
-		if (linear_key(t->names, t->nnames, l->v[i].name, &named) == 0 &&
+		if (interned_key(t->names, t->nnames, l->v[i].name, &named) == 0 &&
 		    named != l->v[i].key) {
 			p->at.line = l->v[i].line;
 			return types_fail(&p->at, "alias '%s' is the name of 0x%llx", l->v[i].name,
