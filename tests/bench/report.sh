@@ -31,20 +31,22 @@
 # Then one line per size with issue 12's targets: its CPU ones (150x trace-cmd,
 # 2x the floor) are one core's, the one-thread row; the split's is wall time.
 # Each ratio there is the median, over the rounds in which both ran, of the
-# two peers' ratio in that round (trace-cmd: its one round), not the ratio
-# of their bests: a best and another best can come from different spells.
+# two peers' ratio in that round (trace-cmd: the middle of its three rounds;
+# with one, the same code read 103x and 126x an hour apart on 2026-12-06),
+# not the ratio of their bests: a best and another best can come from
+# different spells.
 # The rows stay best-of-N.
 #
 # Then the same two rows (report, one-thread) and the two --by-sub rows on a
 # 4 M recording whose vCPU threads migrate (migrating in lib.sh): the split
 # stays off there, the one feed runs with pair/ on a second thread.
 #
-# Env: SIZES (default "1 4 16"), N_REPORT (5), N_PEER (3), N_TC (1), TC_MAX_M (4).
+# Env: SIZES (default "1 4 16"), N_REPORT (5), N_PEER (3), N_TC (3), TC_MAX_M (4).
 . tests/bench/lib.sh
 SIZES=${SIZES:-1 4 16}
 N_REPORT=${N_REPORT:-5}
 N_PEER=${N_PEER:-3}
-N_TC=${N_TC:-1}
+N_TC=${N_TC:-3}
 TC_MAX_M=${TC_MAX_M:-4}
 bench_need_root "report bench" || exit 0
 
