@@ -7,6 +7,7 @@
  * what the command needs (root, tracefs), then the command.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,11 +76,34 @@ static int internal(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * SIGCHLD ignored (SIG_IGN or SA_NOCLDWAIT, which whoever started us may
+ * have left for us to inherit) has the kernel reap our children, and
+ * waitpid() has no status to read: the libtracecmd probe refused good files
+ * ("waitpid: No child processes"), a carrying-on probe child's parent left
+ * it mid-report, and perf script's status was lost. Every command waits for
+ * the children it starts, so the default comes back first (record and top
+ * then set their own, live/signals.c).
+ */
+static void own_children(void)
+{
+	struct sigaction sa;
+
+	if (sigaction(SIGCHLD, NULL, &sa) == 0 &&
+	    (sa.sa_handler == SIG_IGN || (sa.sa_flags & SA_NOCLDWAIT))) {
+		struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+		sigemptyset(&dfl.sa_mask);
+		sigaction(SIGCHLD, &dfl, NULL);
+	}
+}
+
 static int run_cmd(const struct cli_cmd *c, int argc, char **argv)
 {
 	void *o = xcalloc(1, c->size);
 	int first, ret = 2;
 
+	own_children();
 	if (cli_opts_json(c, argc, argv))
 		err_set_sink(json_error);
 	if (c->init)

@@ -39,6 +39,20 @@ check "report: nothing on stderr" test ! -s "$TMP/err"
 eq "a file libtracecmd cannot open: exit status" "$?" 1
 eq "a file libtracecmd cannot open: one line" "$(wc -l <"$TMP/err")" 1
 
+# Started with SIGCHLD ignored (a caller's SIG_IGN is inherited through exec),
+# the kernel would reap the probe child before its status is read: a good
+# file was refused ("waitpid: No child processes"). Both ways of probing.
+ignored() { # CMD...: CMD run with SIGCHLD ignored
+	python3 -c 'import signal, subprocess, sys
+sys.exit(subprocess.run(sys.argv[1:], preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN)).returncode)' "$@"
+}
+for fp in 0 1; do
+	KES_NO_FASTPATH=$fp ignored "$KES" report -i "$DAT" -f csv >"$TMP/ign.csv" 2>"$TMP/err"
+	eq "SIGCHLD ignored (KES_NO_FASTPATH=$fp): exit status" "$?" 0
+	check "SIGCHLD ignored (KES_NO_FASTPATH=$fp): the same table ($(head -c 120 "$TMP/err"))" \
+		cmp -s "$TMP/ign.csv" "$TMP/fast.csv"
+done
+
 # Signals: report stuck writing its SVG into a FIFO nobody reads.
 stuck() { # ACTION: what stuck-writer.py says
 	rm -f "$TMP/fifo"
