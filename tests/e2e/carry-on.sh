@@ -3,6 +3,8 @@
 # (src/input/tracedat-probe.c, tracedat_probe_carry_on()): the fast path's
 # trace.dat is opened by libtracecmd once, not twice, and the process the
 # caller started only waits, passes signals on and ends as the child ended.
+# Also: a caller's SIGCHLD ignored does not keep the probe from its verdict
+# (src/cli/cli.c, own_children()).
 . tests/e2e/lib.sh
 FIX=tests/fixtures
 DAT=$FIX/real/exitgen-v6.dat
