@@ -130,7 +130,7 @@ done
 
 # A fresh recording (2 vCPUs: threads migrate between CPUs), v6 and v7.
 REC=$TMP/x86.dat
-if [ "$(id -u)" = 0 ] && [ -w /dev/kvm ]; then
+if have_kvm; then
 	REC=$TMP/rec.dat
 	$KES record -q -o "$REC" -- $EXITGEN --io 3000 --mmio 1000 --hlt 200 --vcpus 2 --quiet
 	eq "record exit status" "$?" 0

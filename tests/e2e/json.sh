@@ -102,7 +102,7 @@ PY
 eq "diff: rows agree with the CSV" "$?$(cat "$TMP/da")" 0
 
 # --- top --log --json, against exitgen ---
-if [ "$(id -u)" = 0 ] && [ -w /dev/kvm ] && [ -x "$EXITGEN" ]; then
+if have_kvm && [ -x "$EXITGEN" ]; then
 	"$EXITGEN" --io 3000 --mmio 500 --hlt 50 --vcpus 2 --start-on-usr1 >"$TMP/eg.out" 2>&1 &
 	E=$!
 	i=0

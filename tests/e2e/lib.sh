@@ -13,6 +13,10 @@ check() { d=$1; shift; if "$@"; then ok; else bad "$d"; fi; }
 # eq DESCRIPTION GOT WANT
 eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2' want '$3'"; fi; }
 skip() { echo "SKIP: $*"; echo "$P passed, $F failed"; exit 0; }
+# need_kvm: root, /dev/kvm and tracefs, or the group is skipped. A group
+# that calls need_kvm or have_kvm runs in the lab host on a machine without
+# /dev/kvm (tests/run.sh).
+have_kvm() { [ "$(id -u)" = 0 ] && [ -w /dev/kvm ]; }
 need_kvm() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
 	[ -w /dev/kvm ] || skip "needs /dev/kvm"
@@ -23,3 +27,36 @@ need_kvm() {
 # (they are wrapped to 80 columns; a continuation starts with blanks).
 unwrap() { awk 'NR > 1 && /^ / { sub(/^ +/, " "); printf "%s", $0; next } NR > 1 { print "" } { printf "%s", $0 } END { if (NR) print "" }' "$1"; }
 summary() { echo "$P passed, $F failed"; [ "$F" -eq 0 ]; }
+
+# ---- kvm_exit on a live host --------------------------------------------------
+# Where kvm_exit fires (an AMD host: the lab host, tests/lab/host.sh), the
+# tool's default view is the kvm_exit table; where it never fires (a
+# paravirtual host) the userspace exits. Tests that assert KVM_EXIT_* rows ask
+# for `--source userspace`, and check the kvm_exit rows too where this host's
+# reasons are predicted: the lab's .expect rules over exitgen's own counts
+# (tests/lab/isa/*.expect, the same arithmetic the lab's check.sh applies).
+
+# exit_rules: the .expect file of this host's kvm_exit, or nothing.
+exit_rules() {
+	[ -d /sys/module/kvm_amd ] || return 0
+	case $(cat /sys/module/kvm_amd/parameters/npt 2>/dev/null) in
+	Y | 1) echo tests/lab/isa/x86-svm.expect ;;
+	N | 0) echo tests/lab/isa/x86-svm-nonpt.expect ;;
+	esac
+}
+EXIT_RULES=$(exit_rules)
+
+# exits_exact WHAT CSV EXITGEN-OUT: when this host's kvm_exit reasons are
+# predicted, every row of CSV's kvm_exit table (report -f csv --source exits)
+# is the rule's count over exitgen's printed counts, and no other reason
+# appears. Elsewhere: nothing (said once).
+exits_exact() {
+	if [ -z "$EXIT_RULES" ]; then
+		[ -n "${_said_rules:-}" ] || echo "NOTE: kvm_exit's reasons are not predicted on this host: userspace exits only"
+		_said_rules=1
+		return 0
+	fi
+	EXPECT=$EXIT_RULES
+	. tests/lab/checklib.sh
+	exits_match "$2" "$3" "$1"
+}

@@ -105,7 +105,7 @@ eq "json read back: the same sub-keys and kinds" "$(cat "$TMP/back")" "$(cat "$T
 # kvm_pio that explains it, by the same rule, computed here with awk over
 # trace-cmd report's text; no IO row carries a gpa or an instruction address.
 QEMU=$(command -v qemu-system-x86_64)
-if [ -n "$QEMU" ] && [ "$(id -u)" = 0 ] && [ -w /dev/kvm ] && command -v trace-cmd >/dev/null; then
+if [ -n "$QEMU" ] && have_kvm && command -v trace-cmd >/dev/null; then
 	# A busy host can hold QEMU's start past 3 s (a CI machine did, under ASan): once
 	# trace-cmd sees no kvm_pio of the guest at all, record it again for longer.
 	for secs in 3 15; do

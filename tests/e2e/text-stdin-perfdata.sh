@@ -62,7 +62,7 @@ check "perf.data, perf crashes: says which signal ($(cat "$TMP/err"))" \
 # --- perf.data through perf script -------------------------------------------
 command -v perf >/dev/null || skip "perf is not installed (the perf.data read)"
 [ -x "$EXITGEN" ] || skip "no exitgen at $EXITGEN"
-[ -w /dev/kvm ] || skip "needs /dev/kvm"
+have_kvm || skip "needs /dev/kvm"
 # perf record of exitgen alone (its own task: nothing of the host's other VMs)
 if ! perf record -q -o "$TMP/run.data" -e kvm:kvm_userspace_exit -e kvm:kvm_fpu \
 	-e kvm:kvm_pio -- "$EXITGEN" --io 100 >"$TMP/eg" 2>&1; then

@@ -86,7 +86,7 @@ grep -v 'kvm_userspace_exit\|kvm_fpu' "$FIX/trace.txt" >"$TMP/nokvm.txt"
 broken "text without exits" "$TMP/nokvm.txt"
 
 # A run recorded now, seen by two tracefs instances and perf at once.
-if [ "$(id -u)" = 0 ] && [ -w /dev/kvm ] && command -v trace-cmd >/dev/null &&
+if have_kvm && command -v trace-cmd >/dev/null &&
 	[ -x "$EXITGEN" ]; then
 	mkdir "$TMP/live"
 	if OUT=$TMP/live EXITGEN=$EXITGEN ARGS="--io 300 --mmio 200 --hlt 50 --vcpus 2" \

@@ -1,0 +1,32 @@
+#!/bin/sh
+# The lab host's second stage, in this machine's own root (host's /bin/sh):
+# the usual mounts, loopback up, then the command host.sh wrote into the
+# results directory OUT, in its directory, with its environment; its status
+# into OUT/rc, and power off. host.sh reads OUT/output as it grows.
+out=$1
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=755 tmpfs /run
+mount -t tracefs nodev /sys/kernel/tracing
+mount -t debugfs nodev /sys/kernel/debug
+# The results directory (9p tag labout) at its host path, after the tmpfs
+# mounts: a directory under the host's /tmp would be hidden by this /tmp.
+off() { sync; echo o >/proc/sysrq-trigger; sleep 30; }
+mkdir -p "$out" && mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 labout "$out" ||
+	{ echo "lab-host: cannot mount the results directory $out" >/dev/console; off; }
+ip link set lo up 2>/dev/null || ifconfig lo up 2>/dev/null
+hostname lab-host
+# Not this machine's python shims: a pyenv start costs seconds under TCG.
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LAB_HOST=1
+. "$out/env"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LAB_HOST=1
+cd "$(cat "$out/cwd")" || { echo 125 >"$out/rc"; off; }
+/bin/sh -c "$(cat "$out/cmd")" >"$out/output" 2>&1 </dev/null
+echo $? >"$out/rc"
+umount "$out" 2>/dev/null
+off
