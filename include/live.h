@@ -64,7 +64,17 @@ enum {
 	LIVE_NEED_ROOT = 1 << 0,
 	LIVE_NEED_TRACEFS = 1 << 1, /* mounted; mounts it when nothing is mounted there */
 	LIVE_NEED_KVM = 1 << 2,	    /* the kvm tracepoints */
+	LIVE_NEED_KVM_HOST = 1 << 3, /* KVM works here: /dev/kvm or its misc device */
 };
+/*
+ * Whether KVM works on this host: /dev/kvm, or (a container without it) the
+ * kvm misc device the kernel registers only once KVM initialised. A kernel
+ * whose kvm module did not bind (a guest without virtualisation) keeps its
+ * kvm tracepoints but never fires them.
+ */
+bool live_kvm_host(void);
+/* The one line that says so, naming who and what to run instead. */
+int live_no_kvm_reason(const char *who, char *errbuf, size_t errlen);
 /* 0, or -1 with a reason that names who in errbuf ("top needs root (tracefs)", "top: no ..."). */
 int live_require(unsigned need, const char *who, char *errbuf, size_t errlen);
 

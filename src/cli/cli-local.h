@@ -56,6 +56,7 @@ enum {
 	CLI_NEEDS_ROOT = 1 << 0,    /* it traces: tracefs is root's */
 	CLI_NEEDS_TRACEFS = 1 << 1, /* mounted (mounting it when it is not) */
 	CLI_NEEDS_KVM = 1 << 2,	    /* the kvm tracepoints exist */
+	CLI_NEEDS_KVM_HOST = 1 << 3, /* KVM works on this host (refused without) */
 };
 
 enum {
@@ -111,6 +112,15 @@ int cli_load_buckets(const char *arg, const struct exit_types *types, struct buc
 struct input_result;
 /* The inputs' warnings on stderr, "kvm-exitstat: warning: ..." (not in JSON mode). */
 void cli_print_warnings(const struct input_result *r);
+/* --source's values (report, diff): which table of an input to show. */
+extern const char *const cli_sources[];
+/*
+ * The table of r that --source SRC ("auto", "exits", "userspace") names: auto is
+ * the one a report shows by itself (input_main_table(), *note saying why where it
+ * fell back). *name: "kvm_exit", "userspace" or "summary".
+ */
+const struct stats_table *cli_pick_table(const char *src, const struct input_result *r,
+					 const char **name, const char **note);
 
 /*
  * cli-width.c: the columns a table may use: opt (--width) when not 0, else

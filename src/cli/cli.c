@@ -54,6 +54,7 @@ static int check_needs(const struct cli_cmd *c, const void *o)
 	need |= needs & CLI_NEEDS_ROOT ? LIVE_NEED_ROOT : 0;
 	need |= needs & CLI_NEEDS_TRACEFS ? LIVE_NEED_TRACEFS : 0;
 	need |= needs & CLI_NEEDS_KVM ? LIVE_NEED_KVM : 0;
+	need |= needs & CLI_NEEDS_KVM_HOST ? LIVE_NEED_KVM_HOST : 0;
 	/* The reason names the command: "top needs root (tracefs)". */
 	if (need && live_require(need, c->name, e, sizeof(e)) < 0)
 		return err("%s", e);
@@ -191,6 +192,24 @@ int cli_load_exit_types(struct exit_types *set, const char *const *files, size_t
 		if (exit_types_load_file(set, files[i], e, sizeof(e)) < 0)
 			return err("%s", e);
 	return 0;
+}
+
+const char *const cli_sources[] = {"auto", "exits", "userspace", NULL};
+
+const struct stats_table *cli_pick_table(const char *src, const struct input_result *r,
+					 const char **name, const char **note)
+{
+	const struct stats_table *t;
+
+	*note = NULL;
+	if (!strcmp(src, "exits"))
+		t = r->exits;
+	else if (!strcmp(src, "userspace"))
+		t = r->uexits;
+	else
+		t = input_main_table(r, note);
+	*name = t == r->exits ? "kvm_exit" : t == r->uexits ? "userspace" : "summary";
+	return t;
 }
 
 void cli_print_warnings(const struct input_result *r)

@@ -30,13 +30,14 @@ struct diff_opts {
 	bool per_vcpu;
 	struct text_ts_unit ts_unit;
 	bool have_ts_unit; /* --ts-unit given */
+	const char *source; /* --source: auto, exits, userspace */
 };
 
 static const char *const formats[] = {"table", "csv", "json", "ppc", NULL};
 static const enum render_format format_of[] = {RENDER_TABLE, RENDER_CSV, RENDER_JSON, RENDER_PPC};
 static const char *const units[] = {"us", "ns", NULL};
 
-enum { O_FORMAT = 1, O_SVG, O_PER_VCPU, O_UNIT, O_TYPES, O_WIDTH, O_TS_UNIT };
+enum { O_FORMAT = 1, O_SVG, O_PER_VCPU, O_UNIT, O_TYPES, O_WIDTH, O_TS_UNIT, O_SOURCE };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("format", 'f', "FMT", O_FORMAT, "table (default), csv, json, ppc",
@@ -52,6 +53,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("ts-unit", 0, "UNIT", O_TS_UNIT,
 	    "what one tick of a counter clock is, in A and B:\n"
 	    "ns, us, ms, s or the clock's frequency (2100MHz, 2.1GHz)"),
+    CLI_OPT("source", 0, "SRC", O_SOURCE,
+	    "auto (default), exits (kvm_exit/kvm_entry), userspace (KVM_EXIT_*)", .values = cli_sources,
+	    .noun = "source"),
     {.lng = NULL},
 };
 
@@ -59,7 +63,8 @@ static void init(void *arg)
 {
 	struct diff_opts *o = arg;
 
-	*o = (struct diff_opts){.fmt = RENDER_TABLE, .ro = {.unit_ns = 1000, .unit = "us"}};
+	*o = (struct diff_opts){
+	    .fmt = RENDER_TABLE, .ro = {.unit_ns = 1000, .unit = "us"}, .source = "auto"};
 }
 
 static int parse(void *arg, int id, const char *val, int value)
@@ -76,6 +81,9 @@ static int parse(void *arg, int id, const char *val, int value)
 		return 0;
 	case O_SVG:
 		o->svg = val;
+		return 0;
+	case O_SOURCE:
+		o->source = cli_sources[value];
 		return 0;
 	case O_PER_VCPU:
 		o->per_vcpu = true;
@@ -116,10 +124,14 @@ static const char *table_kind(const struct input_result *r, const struct stats_t
 static int pick_tables(const struct diff_opts *o, const struct input_result r[2],
 		       const struct stats_table *t[2])
 {
-	const char *note[2];
+	const char *note[2], *name;
 
-	for (int i = 0; i < 2; i++)
-		t[i] = input_main_table(&r[i], &note[i]);
+	for (int i = 0; i < 2; i++) {
+		t[i] = cli_pick_table(o->source, &r[i], &name, &note[i]);
+		/* A saved report holds one table: --source has nothing to choose there. */
+		if (!stats_table_size(r[i].exits) && !stats_table_size(r[i].uexits))
+			t[i] = r[i].summary;
+	}
 	if (note[0] && note[0] == note[1])
 		err_info("kvm-exitstat: both inputs: %s\n", note[0]);
 	else

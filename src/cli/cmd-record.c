@@ -616,6 +616,6 @@ const struct cli_cmd cli_cmd_record = {
     .operands = operands,
     .run = run,
     .done = done,
-    .needs = CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM,
+    .needs = CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM | CLI_NEEDS_KVM_HOST,
     .flags = CLI_CMD_OPERANDS_END,
 };

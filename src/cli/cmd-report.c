@@ -48,7 +48,6 @@ static const char *const sorts[] = {"sum", "count", "avg", "max", "name", NULL};
 static const enum stats_sort sort_of[] = {STATS_SORT_SUM, STATS_SORT_COUNT, STATS_SORT_AVG,
 					  STATS_SORT_MAX, STATS_SORT_NAME};
 static const char *const units[] = {"us", "ns", NULL};
-static const char *const sources[] = {"auto", "exits", "userspace", NULL};
 
 enum {
 	O_INPUT = 1,
@@ -94,7 +93,7 @@ static const struct cli_opt opts[] = {
     CLI_OPT("unit", 'u', "UNIT", O_UNIT, "us (default, as the 2010 reports) or ns", .values = units,
 	    .noun = "unit"),
     CLI_OPT("source", 0, "SRC", O_SOURCE,
-	    "auto (default), exits (kvm_exit/kvm_entry), userspace (KVM_EXIT_*)", .values = sources,
+	    "auto (default), exits (kvm_exit/kvm_entry), userspace (KVM_EXIT_*)", .values = cli_sources,
 	    .noun = "source"),
     CLI_OPT("by-sub", 0, NULL, O_BYSUB,
 	    "key exits by detail sub-key too (MMIO gpa, PIO port, MSR, hypercall)"),
@@ -181,7 +180,7 @@ static int parse(void *arg, int id, const char *val, int value)
 		o->unit = units[value];
 		return 0;
 	case O_SOURCE:
-		o->source = sources[value];
+		o->source = cli_sources[value];
 		return 0;
 	case O_BYSUB:
 		o->io.with_sub = true;
@@ -239,19 +238,7 @@ static int operands(void *arg, int argc, char **argv)
 static const struct stats_table *choose(const struct report_opts *o, const struct input_result *r,
 					const char **source, const char **note)
 {
-	if (!strcmp(o->source, "exits")) {
-		*source = "kvm_exit";
-		*note = NULL;
-		return r->exits;
-	}
-	if (!strcmp(o->source, "userspace")) {
-		*source = "userspace";
-		*note = NULL;
-		return r->uexits;
-	}
-	const struct stats_table *t = input_main_table(r, note);
-	*source = t == r->exits ? "kvm_exit" : t == r->uexits ? "userspace" : "summary";
-	return t;
+	return cli_pick_table(o->source, r, source, note);
 }
 
 static char *join_inputs(const struct report_opts *o)

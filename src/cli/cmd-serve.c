@@ -10,6 +10,7 @@
 #include "bucket-map.h"
 #include "cli-local.h"
 #include "err.h"
+#include "live.h"
 #include "serve.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9477"
@@ -148,6 +149,13 @@ static int run(void *arg)
 	a->o.pids = a->npids ? a->pids : NULL;
 	a->o.npids = a->npids;
 	a->o.types = &types;
+	/* A fleet's exporter keeps serving on such a host (its scrapes say so too), but not silently. */
+	if (!live_kvm_host()) {
+		char e[400];
+
+		live_no_kvm_reason("serve", e, sizeof(e));
+		err_info("kvm-exitstat: %s\n", e);
+	}
 	ret = serve_run(&a->o);
 out:
 	exit_types_free(&types);

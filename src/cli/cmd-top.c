@@ -271,6 +271,6 @@ const struct cli_cmd cli_cmd_top = {
     .operands = operands,
     .run = run,
     .done = done,
-    .needs = CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM,
+    .needs = CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM | CLI_NEEDS_KVM_HOST,
     .needs_for = needs_for,
 };

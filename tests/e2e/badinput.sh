@@ -5,74 +5,15 @@
 # signal death), nothing on stdout, no sanitizer report, and never hang.
 # A corrupt file that still parses may give a report instead (flipped bytes
 # in the event data are just other numbers): then it must exit 0 with a
-# report and no sanitizer report. The first part needs neither root nor KVM;
-# the second records a real trace.dat and cuts and corrupts it.
+# report and no sanitizer report. Neither root nor KVM is needed here;
+# badinput-live.sh records a real trace.dat and cuts and corrupts it.
 . tests/e2e/lib.sh
 FIX=tests/fixtures
 # ASan builds: libtraceevent leaks on some event formats (not ours; asan-check sets the same).
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0}"
 GOOD=$FIX/ppc/report-2010-pv.txt
 
-# run CMD...: at most 20 s, stdout/stderr in $TMP/out, $TMP/err, status in $rc.
-run() {
-	timeout -s KILL 20 "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	rc=$?
-}
-
-# The part of the contract that holds for every input: why it failed, or "".
-crashed() {
-	if [ "$rc" -ge 124 ]; then
-		echo "; hung or killed by a signal (status $rc)"
-	fi
-	if grep -Eq 'Sanitizer|runtime error:' "$TMP/err"; then
-		echo "; sanitizer report: $(grep -m 1 -E 'Sanitizer|runtime error:' "$TMP/err")"
-	fi
-}
-
-# refused DESC CMD...: the command must fail cleanly with one line.
-refused() {
-	d=$1
-	shift
-	run "$@"
-	why=$(crashed)
-	[ "$rc" -ne 0 ] || why="$why; exit status 0"
-	[ ! -s "$TMP/out" ] || why="$why; stdout: $(head -c 160 "$TMP/out")"
-	n=$(wc -l <"$TMP/err")
-	[ "$n" -eq 1 ] || why="$why; $n lines on stderr"
-	head -n 1 "$TMP/err" | grep -q '^kvm-exitstat: ' ||
-		why="$why; stderr: $(head -c 160 "$TMP/err")"
-	if [ -z "$why" ]; then ok; else bad "$d$why"; fi
-}
-
-# survived DESC CMD...: refused as above, or a report on stdout and status 0.
-survived() {
-	d=$1
-	shift
-	run "$@"
-	if [ "$rc" -ne 0 ]; then
-		refused "$d" "$@"
-		return
-	fi
-	why=$(crashed)
-	[ -s "$TMP/out" ] || why="$why; status 0 but no report"
-	if [ -z "$why" ]; then ok; else bad "$d$why"; fi
-}
-
-# poke FILE OFFSET BYTES: overwrite bytes (printf escapes) in place.
-poke() {
-	printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
-}
-
-# flips FILE FROM TO SEED N: N pseudo-random bytes in [FROM, TO) get new values.
-flips() {
-	awk -v from="$2" -v to="$3" -v seed="$4" -v n="$5" 'BEGIN {
-		srand(seed)
-		for (i = 0; i < n; i++)
-			printf "%d %o\n", from + int(rand() * (to - from)), 1 + int(rand() * 255)
-	}' | while read -r off oct; do
-		poke "$1" "$off" "\\$oct"
-	done
-}
+. tests/tools/badinput-helpers.sh
 
 # both DESC FILE: report, and diff with a good input on either side.
 both() {
@@ -166,59 +107,4 @@ else
 	check "300000 MMIO addresses: the header says how many were folded" \
 		grep -q '^# 295904 exits past the sub-key cap counted in @other rows' "$TMP/out"
 fi
-
-# --- a real recording, cut and corrupted -------------------------------------------
-need_kvm
-REC=$TMP/rec.dat
-"$KES" record -q -o "$REC" -- "$EXITGEN" --io 100 --quiet >/dev/null 2>&1
-eq "record: exit status" $? 0
-survived "the intact recording" "$KES" report -i "$REC"
-eq "the intact recording reports" "$rc" 0
-size=$(wc -c <"$REC")
-# v6: "flyrecord\0" then per CPU a u64 offset and a u64 size of its pages.
-# The workload ran on some CPU: cpu, data and dsize are the first with pages.
-fly=$(grep -boa flyrecord "$REC" | head -n 1 | cut -d: -f1)
-cpu=0 data=0 dsize=0
-while [ "$cpu" -lt 64 ]; do
-	pair=$((fly + 10 + cpu * 16))
-	data=$(od -An -t u8 -j "$pair" -N 8 "$REC" | tr -d ' ')
-	dsize=$(od -An -t u8 -j $((pair + 8)) -N 8 "$REC" | tr -d ' ')
-	[ "${dsize:-0}" -gt 0 ] && break
-	cpu=$((cpu + 1))
-done
-check "recording: CPU data found after the header" test -n "$fly" -a "${data:-0}" -gt "${fly:-0}" \
-	-a "${dsize:-0}" -gt 0
-
-for cut in 10 17 100 1000 $((fly / 2)) "$fly" $((fly + 10)) "$data" $(((data + size) / 2)) $((size - 1)); do
-	head -c "$cut" "$REC" >"$TMP/cut.dat"
-	refused "report: trace.dat cut at $cut of $size" "$KES" report -i "$TMP/cut.dat"
-	refused "diff: trace.dat cut at $cut of $size" "$KES" diff "$REC" "$TMP/cut.dat"
-done
-
-# Corruptions that every reader must notice.
-hp=$(grep -boa header_page "$REC" | head -n 1 | cut -d: -f1)
-corrupt() { # DESC OFFSET BYTES
-	cp "$REC" "$TMP/bad.dat"
-	poke "$TMP/bad.dat" "$2" "$3"
-	refused "report: $1" "$KES" report -i "$TMP/bad.dat"
-	refused "report, libtracecmd only: $1" env KES_NO_FASTPATH=1 "$KES" report -i "$TMP/bad.dat"
-}
-corrupt "magic" 1 '\377'
-corrupt "version 6 -> 9" 10 '9'
-corrupt "header_page section name" "$hp" 'XXXX'
-corrupt "CPU $cpu data offset past the end" "$pair" '\377\377\377\177'
-corrupt "CPU $cpu data size past the end" $((pair + 8)) '\377\377\377\177'
-corrupt "page commit larger than the page" $((data + 8)) '\000\377\377\007'
-corrupt "page commit not a whole record" $((data + 8)) '\003\000\000\000'
-
-# Random bytes anywhere: a report or a clean refusal, never a crash.
-for seed in 1 2 3 4 5 6 7 8 9 10; do
-	cp "$REC" "$TMP/flip.dat"
-	flips "$TMP/flip.dat" 0 "$data" "$seed" 8
-	survived "8 bytes flipped in the header (seed $seed)" "$KES" report -i "$TMP/flip.dat"
-	cp "$REC" "$TMP/flip.dat"
-	flips "$TMP/flip.dat" "$data" "$size" "$seed" 8
-	survived "8 bytes flipped in the data (seed $seed)" "$KES" report -i "$TMP/flip.dat"
-	survived "the same, libtracecmd only" env KES_NO_FASTPATH=1 "$KES" report -i "$TMP/flip.dat"
-done
 summary

@@ -3,8 +3,7 @@
 # trace.dat built from real format files must give the hand-computed buckets
 # of tests/fixtures/buckets/ISA.expect; --per-vcpu tables must add up to the
 # whole exactly; a user's map is read at run time; a bad map is rejected
-# with its line number. Last, live: a recording of exitgen must show its
-# printed counts as EMULINST, MMIO and HALT (needs root and /dev/kvm).
+# with its line number. buckets-live.sh does the same on a fresh recording.
 . "$(dirname "$0")/lib.sh"
 FIX=tests/fixtures/buckets
 MKDAT=${MKDAT:-${O:-build}/tests/tools/mkdat}
@@ -108,19 +107,4 @@ eq "capture: MMIO = KVM_EXIT_MMIO" "$(bucket_n "$TMP/cap.csv" MMIO)" "$(eg_total
 eq "capture: HALT = KVM_EXIT_HLT" "$(bucket_n "$TMP/cap.csv" HALT)" "$(eg_total KVM_EXIT_HLT "$T/exitgen.out")"
 eq "capture: nothing else" "$(awk -F, 'NR > 1 { print $1 }' "$TMP/cap.csv" | sort | tr '\n' ' ')" \
 	"EMULINST HALT MMIO TIMEINGUEST "
-
-# Live: record exitgen, report its buckets.
-need_kvm
-"$KES" record -o "$TMP/live.dat" -- "$EXITGEN" --io 300 --mmio 200 --hlt 50 --vcpus 2 \
-	>"$TMP/eg.out" 2>"$TMP/rec.err"
-eq "record status" "$?" 0
-"$KES" report -i "$TMP/live.dat" --buckets ppc --per-vcpu -u ns -f csv >"$TMP/live.csv" 2>"$TMP/err"
-eq "live: report status" "$?" 0
-eq "live: EMULINST = KVM_EXIT_IO" "$(bucket_n "$TMP/live.csv" EMULINST)" "$(eg_total KVM_EXIT_IO "$TMP/eg.out")"
-eq "live: MMIO = KVM_EXIT_MMIO" "$(bucket_n "$TMP/live.csv" MMIO)" "$(eg_total KVM_EXIT_MMIO "$TMP/eg.out")"
-eq "live: HALT = KVM_EXIT_HLT" "$(bucket_n "$TMP/live.csv" HALT)" "$(eg_total KVM_EXIT_HLT "$TMP/eg.out")"
-eq "live: untimed = one final exit per vCPU" \
-	"$(awk -F, '$2 == -1 { u += $5 } END { print u }' "$TMP/live.csv")" 2
-eq "live: no OTHER bucket" "$(grep -c '^OTHER' "$TMP/live.csv")" 0
-eq "live: per-vCPU tables add up to the whole" "$(per_vcpu_sum "$TMP/live.csv")" "$(whole "$TMP/live.csv")"
 summary

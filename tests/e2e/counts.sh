@@ -14,9 +14,11 @@ need_tools
 "$KES" record -q -o "$TMP/r.dat" -- "$EXITGEN" --io 2000 --mmio 500 --hlt 50 --vcpus 2 >"$TMP/eg.out"
 eq "record: exit status" $? 0
 R=$TMP/r.dat
+# KVM_EXIT_* rows: the userspace exits, whether or not kvm_exit fired here.
+US="--source userspace"
 
 # table: COUNT and TIMED columns
-"$KES" report -i "$R" -f table >"$TMP/t.txt"
+"$KES" report -i "$R" -f table $US >"$TMP/t.txt"
 hdr=$(awk '$1 == "REASON" { for (i = 1; i <= NF; i++) c[$i] = i; print c["COUNT"], c["TIMED"]; exit }' "$TMP/t.txt")
 check "table: COUNT and TIMED columns ($(grep '^REASON' "$TMP/t.txt"))" test "${hdr#* }" -gt 0
 cc=${hdr% *} tc=${hdr#* }
@@ -30,7 +32,7 @@ eq "table: KVM_EXIT_IO TIMED = COUNT - 2 (the two vCPUs' last exits)" \
 check "table: no row with COUNT 0" awk -v c="$cc" '$1 ~ /^(KVM_EXIT_|TIMEINGUEST)/ && $c == 0 { exit 1 }' "$TMP/t.txt"
 
 # csv: count, and timed appended
-"$KES" report -i "$R" -f csv >"$TMP/r.csv"
+"$KES" report -i "$R" -f csv $US >"$TMP/r.csv"
 python3 - "$TMP/r.csv" "$TMP/eg.out" <<'PY' >"$TMP/out" 2>&1
 import csv, sys
 eg = open(sys.argv[2]).read().split("\n")
@@ -51,7 +53,7 @@ PY
 check "csv: count = exitgen's = timed + untimed ($(cat "$TMP/out"))" grep -qx ok "$TMP/out"
 
 # json
-"$KES" report -i "$R" -f json >"$TMP/r.json"
+"$KES" report -i "$R" -f json $US >"$TMP/r.json"
 python3 - "$TMP/r.json" "$TMP/eg.out" <<'PY' >"$TMP/out" 2>&1
 import json, sys
 tot = [l.split() for l in open(sys.argv[2]) if l.startswith("total")][0]
@@ -69,18 +71,27 @@ print("ok")
 PY
 check "json: count = exitgen's = timed + untimed, totals add up ($(cat "$TMP/out"))" grep -qx ok "$TMP/out"
 
+# kvm_exit, where it fires: every reason its rule's count, timed + untimed = count
+"$KES" report -i "$R" -f csv --source exits >"$TMP/x.csv"
+exits_exact "kvm_exit" "$TMP/x.csv" "$TMP/eg.out"
+if [ -n "$EXIT_RULES" ]; then
+	check "kvm_exit: count = timed + untimed on every row" awk -F, 'NR > 1 && $4 != $5 + $18 { exit 1 }' "$TMP/x.csv"
+	eq "kvm_exit: untimed = one per vCPU (its last exit)" \
+		"$(awk -F, 'NR > 1 && $2 == -1 && $17 == "" { u += $5 } END { print u }' "$TMP/x.csv")" 2
+fi
+
 # diff of the run with itself: the same counts, csum = the table's total
-"$KES" diff "$R" "$R" -f csv >"$TMP/d.csv" 2>/dev/null
+"$KES" diff "$R" "$R" -f csv $US >"$TMP/d.csv" 2>/dev/null
 for r in IO MMIO HLT; do
 	eq "diff: KVM_EXIT_$r count_a = exitgen's" "$(awk -F, -v n=KVM_EXIT_$r '$1 == n { print $4 }' "$TMP/d.csv")" \
 		"$(eg_total KVM_EXIT_$r "$TMP/eg.out")"
 done
-"$KES" diff "$R" "$R" >"$TMP/d.txt" 2>/dev/null
+"$KES" diff "$R" "$R" $US >"$TMP/d.txt" 2>/dev/null
 eq "diff csum = report's total count" "$(awk '$1 == "csum" { print $2 }' "$TMP/d.txt")" \
 	"$(awk -v c="$cc" '$1 == "Total" { print $c }' "$TMP/t.txt")"
 
 # ppc: count = timed, so avg = sum / count; a '#' line per row says what is left out
-"$KES" report -i "$R" >"$TMP/p.txt"
+"$KES" report -i "$R" $US >"$TMP/p.txt"
 for r in IO MMIO HLT; do
 	n=$(awk -v n=KVM_EXIT_$r '$1 == n && $2 == "count" { print $3 }' "$TMP/p.txt")
 	u=$(awk -v n="KVM_EXIT_$r:" '$1 == "#" && $2 == n { print $3 }' "$TMP/p.txt")
@@ -100,7 +111,7 @@ for r in IO MMIO HLT; do
 	eq "ppc read back: KVM_EXIT_$r count = exitgen's" "$(awk -F, -v n=KVM_EXIT_$r '$1 == n { print $4 }' "$TMP/back.csv")" \
 		"$(eg_total KVM_EXIT_$r "$TMP/eg.out")"
 done
-"$KES" diff "$TMP/p.txt" "$R" -f csv >"$TMP/pd.csv" 2>/dev/null
+"$KES" diff "$TMP/p.txt" "$R" -f csv $US >"$TMP/pd.csv" 2>/dev/null
 eq "diff of the saved report and the recording: the same KVM_EXIT_IO count" \
 	"$(awk -F, '$1 == "KVM_EXIT_IO" { print $4 "=" $10 }' "$TMP/pd.csv")" \
 	"$(eg_total KVM_EXIT_IO "$TMP/eg.out")=$(eg_total KVM_EXIT_IO "$TMP/eg.out")"
@@ -109,7 +120,7 @@ eq "diff of the saved report and the recording: the same KVM_EXIT_IO count" \
 "$EXITGEN" --io 2000 --hlt 50 --vcpus 2 --start-on-usr1 >"$TMP/eg2.out" 2>&1 &
 E=$!
 wait_line "$TMP/eg2.out" '^exitgen: pid'
-observe "$E" timeout 60 "$KES" top --once -d 30 -p "$E" >"$TMP/once" 2>&1
+observe "$E" timeout 60 "$KES" top --once -d 30 $US -p "$E" >"$TMP/once" 2>&1
 wait $E
 eq "top --once: KVM_EXIT_IO TOTAL = exitgen's" "$(awk '$1 == "KVM_EXIT_IO" { print $2 }' "$TMP/once")" \
 	"$(eg_total KVM_EXIT_IO "$TMP/eg2.out")"

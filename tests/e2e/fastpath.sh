@@ -1,8 +1,8 @@
 #!/bin/sh
 # The trace.dat fast path (per-CPU lanes of pages through the feed) against
 # libtracecmd (KES_NO_FASTPATH=1): every trace.dat fixture, trace-cmd
-# conversions of it (v6, v7 uncompressed), mkdat fixtures of every ISA and,
-# with KVM, a fresh recording must give byte-identical reports (and the same
+# conversions of it (v6, v7 uncompressed) and mkdat fixtures of every ISA
+# (fastpath-live.sh: a fresh recording) must give byte-identical reports (and the same
 # split on two threads, split on one (KES_THREADS=1) and from the one feed
 # (KES_SPLIT=0)), and the same
 # records one by one (test_tracedat_fast FILE: the lanes' pages). Truncated and corrupted copies must give one
@@ -15,53 +15,7 @@ CMP=${CMP:-$O/tests/test_tracedat_fast}
 [ -x "$CMP" ] || { bad "$CMP missing: make all"; summary; exit 1; }
 FMTS=tests/fixtures/formats
 
-# same_reports FILE: each view, fast path on and off, byte for byte.
-same_reports() {
-	# --vcpu: load.c's filter, the feed's keep() hook; --slowest: the outliers
-	for view in "-f csv" "-f csv --per-vcpu -u ns" "-f json --by-sub" "-f ppc" \
-		"-f csv --vcpu 1" "-f csv --slowest 5"; do
-		# shellcheck disable=SC2086
-		$KES report -i "$1" $view >"$TMP/fast.out" 2>"$TMP/fast.err"
-		rf=$?
-		# shellcheck disable=SC2086
-		KES_NO_FASTPATH=1 $KES report -i "$1" $view >"$TMP/slow.out" 2>"$TMP/slow.err"
-		rs=$?
-		eq "$(basename "$1") $view: exit status" "$rf" "$rs"
-		check "$(basename "$1") $view: same report" cmp -s "$TMP/fast.out" "$TMP/slow.out"
-		check "$(basename "$1") $view: same messages" cmp -s "$TMP/fast.err" "$TMP/slow.err"
-	done
-	# report's split (two feeds, on two threads or one after the other, where
-	# that gives the one feed's report), else the one feed with pair/ on a
-	# second thread (--by-sub always); KES_SPLIT=0: the one feed, never split
-	for view in "-f csv" "-f json" "-f ppc" "-f csv --slowest 5" "-f json --by-sub"; do
-		# shellcheck disable=SC2086
-		$KES report -i "$1" $view >"$TMP/two.out" 2>"$TMP/two.err"
-		# shellcheck disable=SC2086
-		KES_THREADS=1 $KES report -i "$1" $view >"$TMP/one.out" 2>"$TMP/one.err"
-		check "$(basename "$1") $view: same report on one thread" cmp -s "$TMP/two.out" "$TMP/one.out"
-		check "$(basename "$1") $view: same messages on one thread" cmp -s "$TMP/two.err" "$TMP/one.err"
-		# shellcheck disable=SC2086
-		KES_SPLIT=0 KES_THREADS=1 $KES report -i "$1" $view >"$TMP/feed.out" 2>"$TMP/feed.err"
-		check "$(basename "$1") $view: same report from the one feed" cmp -s "$TMP/two.out" "$TMP/feed.out"
-		check "$(basename "$1") $view: same messages from the one feed" cmp -s "$TMP/two.err" "$TMP/feed.err"
-	done
-	# --svg: the timelines the feed fills
-	$KES report -i "$1" -f csv --svg "$TMP/fast.svg" >/dev/null 2>&1
-	eq "$(basename "$1") --svg: exit status" "$?" 0
-	KES_NO_FASTPATH=1 $KES report -i "$1" -f csv --svg "$TMP/slow.svg" >/dev/null 2>&1
-	eq "$(basename "$1") --svg: exit status, libtracecmd" "$?" 0
-	check "$(basename "$1") --svg: same picture" cmp -s "$TMP/fast.svg" "$TMP/slow.svg"
-}
-
-# same_records FILE WANT: record-by-record comparison; WANT "fast path" or "libtracecmd only".
-same_records() {
-	"$CMP" "$1" >"$TMP/cmp.out" 2>&1
-	rc=$?
-	# what differed, for a failure seen once in CI (exitgen-v7z.dat, status 1)
-	[ "$rc" = 0 ] || grep -v '^ok' "$TMP/cmp.out" | head -n 20
-	eq "$(basename "$1"): records identical" "$rc" 0
-	check "$(basename "$1"): read by $2" grep -q "records, $2\$" "$TMP/cmp.out"
-}
+. "$(dirname "$0")/../tools/fastpath-helpers.sh"
 
 # no_crash FILE WHAT: report exits 0, or 1 with one "kvm-exitstat:" line; never a signal.
 no_crash() {
@@ -128,36 +82,7 @@ for d in "$FMTS"/*/; do
 	same_records "$TMP/$isa.dat" "fast path"
 done
 
-# A fresh recording (2 vCPUs: threads migrate between CPUs), v6 and v7.
 REC=$TMP/x86.dat
-if have_kvm; then
-	REC=$TMP/rec.dat
-	$KES record -q -o "$REC" -- $EXITGEN --io 3000 --mmio 1000 --hlt 200 --vcpus 2 --quiet
-	eq "record exit status" "$?" 0
-	same_reports "$REC"
-	same_records "$REC" "fast path"
-	if command -v trace-cmd >/dev/null; then
-		trace-cmd convert -i "$REC" -o "$TMP/rec7.dat" --file-version 7 --compression none \
-			>/dev/null 2>&1
-		eq "convert recording to v7" "$?" 0
-		same_reports "$TMP/rec7.dat"
-		same_records "$TMP/rec7.dat" "fast path"
-		$KES report -i "$REC" -f csv >"$TMP/v6.csv" && $KES report -i "$TMP/rec7.dat" -f csv >"$TMP/v7.csv"
-		check "v6 and v7 fast paths agree" cmp -s "$TMP/v6.csv" "$TMP/v7.csv"
-		# On one CPU only: v7 leaves the other CPUs out, and says which CPU each list entry is.
-		last=$(($(nproc) - 1))
-		if [ "$last" -ge 1 ] && command -v taskset >/dev/null; then
-			$KES record -q -o "$TMP/pin.dat" -- taskset -c "$last" $EXITGEN --io 1000 --vcpus 2 --quiet
-			eq "pinned record exit status" "$?" 0
-			trace-cmd convert -i "$TMP/pin.dat" -o "$TMP/pin7.dat" --file-version 7 \
-				--compression none >/dev/null 2>&1
-			same_reports "$TMP/pin7.dat"
-			same_records "$TMP/pin7.dat" "fast path"
-		fi
-	fi
-else
-	echo "SKIP: fresh recording (needs root and /dev/kvm); corrupting the x86 fixture instead"
-fi
 
 # Truncated copies: from inside the header to one byte short.
 size=$(stat -c %s "$REC")

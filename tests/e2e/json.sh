@@ -4,39 +4,14 @@
 # parses (python3), every number in it is the shortest text of its value
 # (parsing it and printing it again gives the same text, as Python's repr()
 # prints a double), and the numbers agree with the CSV output of the same run
-# (exact *_ns integers against CSV in ns) and with exitgen's own counts.
+# (exact *_ns integers against CSV in ns); json-live.sh: top --log --json
+# against exitgen's own counts.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../tools/record-helpers.sh"
 command -v python3 >/dev/null || skip "needs python3"
 FIX=tests/fixtures
 
-# roundtrip NAME FILE [jsonl]: every number token prints back as itself
-roundtrip() {
-	python3 - "$2" "${3:-}" <<'PY' >"$TMP/rt" 2>&1
-import json, sys
-bad = []
-def f(s):
-    if repr(float(s)) != s:
-        bad.append(s)
-    return float(s)
-def i(s):
-    if str(int(s)) != s:
-        bad.append(s)
-    return int(s)
-text = open(sys.argv[1]).read()
-docs = text.splitlines() if sys.argv[2] else [text]
-n = 0
-for d in docs:
-    json.loads(d, parse_float=f, parse_int=i)
-    n += 1
-if bad:
-    print("not read back as printed:", bad[:5]); sys.exit(1)
-if not n:
-    print("no JSON"); sys.exit(1)
-PY
-	rc=$?
-	eq "$1: parses, every number reads back as printed" "$rc$(cat "$TMP/rt")" 0
-}
+. "$(dirname "$0")/../tools/json-helpers.sh"
 
 # rows_agree NAME JSON CSV: every row's count, untimed, sum/min/max (ns) as CSV -u ns says
 rows_agree() {
@@ -100,28 +75,4 @@ for r, k in zip(j["rows"], c):
 assert j["total"]["sum_a_ns"] == sum(r["sum_a_ns"] for r in j["rows"])
 PY
 eq "diff: rows agree with the CSV" "$?$(cat "$TMP/da")" 0
-
-# --- top --log --json, against exitgen ---
-if have_kvm && [ -x "$EXITGEN" ]; then
-	"$EXITGEN" --io 3000 --mmio 500 --hlt 50 --vcpus 2 --start-on-usr1 >"$TMP/eg.out" 2>&1 &
-	E=$!
-	i=0
-	while ! grep -q '^exitgen: pid' "$TMP/eg.out" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	observe "$E" timeout 60 "$KES" top -l --json --times -d 0.3 -p "$E" >"$TMP/log.json" 2>"$TMP/log.err"
-	eq "top --log --json: exit status (ends with the VM)" $? 0
-	wait $E
-	check "top --log --json: nothing on stderr" test ! -s "$TMP/log.err"
-	roundtrip "top --log --json" "$TMP/log.json" lines
-	for r in KVM_EXIT_IO KVM_EXIT_MMIO KVM_EXIT_HLT; do
-		eq "top --log --json: $r summed = exitgen's count" \
-			"$(python3 -c 'import json,sys; print(sum(json.loads(l)["exits"][sys.argv[2]] for l in open(sys.argv[1])))' "$TMP/log.json" "$r")" \
-			"$(eg_total "$r" "$TMP/eg.out")"
-	done
-	check "top --log --json: total is the exits' sum on every line" python3 -c '
-import json, sys
-for l in open(sys.argv[1]):
-    d = json.loads(l); assert d["total"] == sum(d["exits"].values()), d["total"]' "$TMP/log.json"
-else
-	echo "SKIP: top --log --json (needs root and /dev/kvm)"
-fi
 summary

@@ -25,6 +25,9 @@ for t in $(awk '/^vcpu/ { print $4 }' "$TMP/eg.out"); do pargs="$pargs -p $t"; d
 eq "-p: nothing of the other VM" "$("$DATCOUNT" $pargs "$TMP/p.dat" | awk '$1 == "total" { print $2 }')" \
 	"$(dc total '' "$TMP/dc")"
 
+"$KES" report -i "$TMP/p.dat" -f csv --source exits >"$TMP/x.csv" 2>/dev/null
+exits_exact "-p, kvm_exit" "$TMP/x.csv" "$TMP/eg.out"
+
 "$KES" record -o "$TMP/none.dat" -p 999999999 2>"$TMP/e"
 eq "-p of no process: exit status" "$?" 1
 check "-p of no process: message" grep -q 'no process 999999999' "$TMP/e"

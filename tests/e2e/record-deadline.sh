@@ -15,7 +15,7 @@ rc=$? t=$(($(ms) - t0))
 eq "record -d 1 -- exitgen: exit status (128 + SIGTERM)" "$rc" 143
 check "record -d 1 -- exitgen took $t ms: under 4 s, not the command's 20" [ "$t" -lt 4000 ]
 check "the summary reports the SIGTERM" grep -q 'command killed by signal 15' "$TMP/err"
-"$KES" report -i "$TMP/d.dat" -f csv >"$TMP/csv" 2>&1
+"$KES" report -i "$TMP/d.dat" -f csv --source userspace >"$TMP/csv" 2>&1
 eq "report of the file: exit status" "$?" 0
 check "the file has the exits of that second" grep -q '^KVM_EXIT_IO,' "$TMP/csv"
 

@@ -45,7 +45,7 @@ check "-e sched:sched_switch: recorded ($(dc event sched:sched_switch "$TMP/dc")
 "$DATCOUNT" -k kvm:kvm_userspace_exit:reason "$TMP/e.dat" >"$TMP/dck"
 eq "-e: the KVM exits are all still there" "$(dc key 2 "$TMP/dck")" "$(eg_total KVM_EXIT_IO "$TMP/eg.out")"
 check "-e: trace-cmd reads sched_switch" sh -c "trace-cmd report '$TMP/e.dat' 2>/dev/null | grep -q sched_switch"
-"$KES" report -i "$TMP/e.dat" -f csv >"$TMP/csv" 2>"$TMP/rep.err"
+"$KES" report -i "$TMP/e.dat" -f csv --source userspace >"$TMP/csv" 2>"$TMP/rep.err"
 eq "-e: report exit status" "$?" 0
 eq "-e: report counts KVM_EXIT_IO" "$(awk -F, '$1 == "KVM_EXIT_IO" { print $4 }' "$TMP/csv")" \
 	"$(eg_total KVM_EXIT_IO "$TMP/eg.out")"

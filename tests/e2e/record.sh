@@ -46,12 +46,23 @@ eq "summary: events" "$(sed -n 's/.*recorded \([0-9]*\) events.*/\1/p' "$TMP/rec
 check "summary: command status" grep -q 'command exited with status 0' "$TMP/rec.err"
 
 # kvm-exitstat report: per reason, timed + untimed = the workload's count.
-"$KES" report -i "$TMP/r.dat" -f csv >"$TMP/csv" 2>"$TMP/rep.err"
+"$KES" report -i "$TMP/r.dat" -f csv --source userspace >"$TMP/csv" 2>"$TMP/rep.err"
 eq "report exit status" "$?" 0
 for r in IO MMIO HLT; do
 	eq "report KVM_EXIT_$r" "$(awk -F, -v n="KVM_EXIT_$r" '$1 == n { print $4 }' "$TMP/csv")" \
 		"$(eg_total KVM_EXIT_$r "$TMP/eg.out")"
 done
+
+# Where kvm_exit fires: each reason the lab's rule over exitgen's counts, and
+# as many kvm_exit events as trace-cmd's text shows.
+"$KES" report -i "$TMP/r.dat" -f csv --source exits >"$TMP/x.csv" 2>"$TMP/x.err"
+eq "report --source exits: exit status" "$?" 0
+exits_exact "kvm_exit" "$TMP/x.csv" "$TMP/eg.out"
+if [ -n "$EXIT_RULES" ]; then
+	eq "kvm_exit: the report's exits = trace-cmd report's kvm_exit lines" \
+		"$(awk -F, 'NR > 1 && $2 == -1 && $17 == "" && $1 != "TIMEINGUEST" { n += $4 } END { print n }' "$TMP/x.csv")" \
+		"$(trace-cmd report "$TMP/r.dat" 2>/dev/null | grep -c ' kvm_exit: ')"
+fi
 
 # record exits with the traced command's status, like time(1) and perf stat,
 # after writing the file: N, 128+N when a signal N killed it, 127 when it

@@ -12,7 +12,7 @@ command -v python3 >/dev/null 2>&1 || skip "needs python3"
 
 "$KES" record -o "$TMP/run.dat" -- "$EXITGEN" --io 3000 --mmio 1000 --hlt 200 --vcpus 2 >"$TMP/eg.out" 2>&1
 eq "record" "$?" 0
-"$KES" report -i "$TMP/run.dat" --svg "$TMP/r.svg" -f json >"$TMP/r.json"
+"$KES" report -i "$TMP/run.dat" --svg "$TMP/r.svg" -f json --source userspace >"$TMP/r.json"
 eq "report --svg" "$?" 0
 cat >"$TMP/check.py" <<'PY'
 import json, math, sys

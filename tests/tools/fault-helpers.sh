@@ -65,7 +65,7 @@ after_fault() {
 # readable NAME FILE: report and trace-cmd report read it, and agree on the
 # number of events with libtracecmd.
 readable() {
-	"$KES" report -i "$2" -f csv >"$TMP/readable.csv" 2>"$TMP/readable.err"
+	"$KES" report -i "$2" -f csv --source userspace >"$TMP/readable.csv" 2>"$TMP/readable.err"
 	eq "$1: kvm-exitstat report -i exit status" "$?" 0
 	check "$1: report has exit rows" grep -q '^KVM_EXIT_' "$TMP/readable.csv"
 	timeout 120 trace-cmd report "$2" >"$TMP/readable.tc" 2>"$TMP/readable.tcerr"
@@ -78,6 +78,13 @@ readable() {
 	check "$1: trace-cmd report reads events (its output began: $(head -3 "$TMP/readable.tc" | tr '\n' '|' | head -c 300))" \
 		test -n "$tc"
 	eq "$1: trace-cmd report = libtracecmd" "$tc" "$(dc_counts "$2")"
+	# where kvm_exit fires: the report's kvm_exit table holds every kvm_exit trace-cmd reads
+	if [ -n "${EXIT_RULES:-}" ]; then
+		"$KES" report -i "$2" -f csv --source exits >"$TMP/readable.x.csv" 2>/dev/null
+		eq "$1: report's kvm_exit exits = trace-cmd's kvm_exit events" \
+			"$(awk -F, 'NR > 1 && $2 == -1 && $17 == "" && $1 != "TIMEINGUEST" { n += $4 } END { print n + 0 }' "$TMP/readable.x.csv")" \
+			"$(echo "$tc" | awk '$1 == "kvm_exit" { print $2; f = 1 } END { if (!f) print 0 }')"
+	fi
 }
 
 # one_line NAME FILE PATTERN: FILE is exactly one line, "kvm-exitstat: ..." matching PATTERN.

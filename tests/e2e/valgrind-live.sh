@@ -1,0 +1,73 @@
+#!/bin/sh
+# valgrind's memcheck on a live KVM: one record run, reports of it through
+# both trace.dat readers, and serve (its HTTP threads, a scrape, SIGTERM);
+# valgrind.sh has the inputs that need no KVM. Any memcheck error or definite leak fails (status
+# 99). Slow (valgrind is ~30x), so it runs only with VALGRIND=1 (CI sets it
+# once); otherwise it runs nothing and says "0 passed, 0 failed" (a SKIP line
+# would count as a failure under CI=true). An ASan build cannot run under
+# valgrind: nothing runs then either.
+. tests/e2e/lib.sh
+need_kvm
+FIX=tests/fixtures
+
+if [ "${VALGRIND:-0}" != 1 ]; then
+	echo "$(basename "$0"): set VALGRIND=1 to run"
+	summary
+	exit
+fi
+if grep -q __asan_init "$KES" 2>/dev/null; then
+	echo "$(basename "$0"): $KES is an ASan build, which valgrind cannot run"
+	summary
+	exit
+fi
+command -v valgrind >/dev/null || { bad "VALGRIND=1 but valgrind is not installed (make deps)"; summary; exit; }
+# libtracecmd in report's probe child runs ~30x slower under memcheck than its 5 s allow
+export KES_PROBE_SECONDS=300
+# The probe child (src/input/tracedat-probe.c) is checked too: valgrind follows forks.
+VG="valgrind -q --num-callers=40 --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	--show-leak-kinds=definite --suppressions=tests/e2e/valgrind.supp"
+
+# vg DESC WANT CMD...: the command under memcheck must exit WANT (0, or 1 for a
+# refused input) with no memcheck report.
+vg() {
+	d=$1 want=$2
+	shift 2
+	$VG "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ] && ! grep -q '^==[0-9]*==' "$TMP/err"; then
+		ok
+	else
+		bad "$d: status $rc, want $want"
+		head -n 40 "$TMP/err"
+	fi
+}
+
+vg "record" 0 "$KES" record -q -o "$TMP/rec.dat" -- "$EXITGEN" --io 100 --mmio 50 --quiet
+check "record: a trace.dat" test -s "$TMP/rec.dat"
+vg "report: the recording (fast path)" 0 "$KES" report -i "$TMP/rec.dat" --source userspace
+check "report: the recording: 100 KVM_EXIT_IO" grep -q '^KVM_EXIT_IO count 100 ' "$TMP/out"
+vg "report: the recording by sub-key" 0 "$KES" report --by-sub -f csv -i "$TMP/rec.dat"
+export KES_NO_FASTPATH=1
+vg "report: the recording (libtracecmd)" 0 "$KES" report -i "$TMP/rec.dat" --source userspace
+unset KES_NO_FASTPATH
+check "report: libtracecmd: 100 KVM_EXIT_IO" grep -q '^KVM_EXIT_IO count 100 ' "$TMP/out"
+vg "report --svg of the recording" 0 "$KES" report -i "$TMP/rec.dat" --svg "$TMP/r.svg"
+# serve: its HTTP threads, a scrape (text, OpenMetrics, gzip), SIGTERM
+"$EXITGEN" --io 100 --start-delay 10000 --quiet >/dev/null 2>&1 &
+E=$!
+$VG "$KES" serve -p $E --listen 127.0.0.1:0 -i 0.2 >"$TMP/out" 2>"$TMP/err" &
+S=$!
+i=0
+while ! grep -q 'port [0-9]' "$TMP/err" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$TMP/err")
+wait $E
+sleep 1
+curl -s "http://127.0.0.1:$PORT/metrics" -o "$TMP/m1"
+curl -s -H 'Accept: application/openmetrics-text' -H 'Accept-Encoding: gzip' \
+	"http://127.0.0.1:$PORT/metrics" -o "$TMP/m2"
+kill -TERM $S
+wait $S
+rc=$?
+if [ $rc -eq 0 ] && ! grep -q '^==[0-9]*==' "$TMP/err"; then ok; else bad "serve: status $rc"; head -n 40 "$TMP/err"; fi
+check "serve: a page" grep -q '^kvm_exitstat_exits_total{' "$TMP/m1"
+summary

@@ -1,0 +1,53 @@
+# Shared by tests/e2e/text.sh and text-live.sh (sourced after lib.sh): the
+# report of each text form of one run against its trace.dat's.
+# csv FILE: per-thread rows sorted by name, times in ns (SRC: a --source option)
+csv() { "$KES" report -i "$1" --format csv -u ns --per-vcpu -s name ${SRC:-} 2>&1; }
+# name, tid, vcpu, count, untimed
+counts() { csv "$1" | cut -d, -f1-5; }
+
+# within_us DAT TXT: for each row, |sum, min, max difference| <= 1 us per sample
+within_us() {
+	csv "$1" >"$TMP/a.csv"
+	csv "$2" >"$TMP/b.csv"
+	paste -d, "$TMP/a.csv" "$TMP/b.csv" | awk -F, '
+		NR == 1 { next }
+		function abs(x) { return x < 0 ? -x : x }
+		{
+			n = $4 + 0; off = NF / 2
+			if (abs($8 - $(8 + off)) > 1000 * n || abs($6 - $(6 + off)) > 1000 ||
+			    abs($7 - $(7 + off)) > 1000) { print "row " NR ": " $0; bad = 1 }
+		}
+		END { exit bad }'
+}
+
+# truth DIR FILE: KVM_EXIT_* counts (every exit, timed or not) equal exitgen's own
+truth() {
+	line=$(grep '^total' "$1/exitgen.out")
+	for r in IO MMIO HLT; do
+		want=$(echo "$line" |
+			awk -v k="KVM_EXIT_$r" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }')
+		csv "$2" >"$TMP/truth.csv"
+		got=$(awk -F, -v k="KVM_EXIT_$r" '$1 == k && $2 == -1 { print $4 }' "$TMP/truth.csv")
+		# no such row: what report printed instead (a CI run once got none, once)
+		why=$([ -n "$got" ] || echo " (report: $(head -c 300 "$TMP/truth.csv" | tr '\n' '|'))")
+		eq "$(basename "$2"): KVM_EXIT_$r$why" "$got" "$want"
+	done
+}
+
+compare_all() { # DIR
+	dat=$1/trace.dat
+	check "report of $dat" test "$(counts "$dat" | wc -l)" -gt 4
+	truth "$1" "$dat"
+	eq "trace-cmd report -t: the same table" "$(csv "$1/report-ns.txt")" "$(csv "$dat")"
+	for f in trace.txt report.txt report-lat.txt report-noplugin.txt; do
+		eq "$f: same rows and counts" "$(counts "$1/$f")" "$(counts "$dat")"
+		check "$f: times within 1 us per sample" within_us "$dat" "$1/$f"
+		truth "$1" "$1/$f"
+	done
+	for f in trace_pipe.txt perf.txt perf-ns-pidtid.txt; do
+		[ -f "$1/$f" ] || { [ "$f" = trace_pipe.txt ] && bad "$1/$f missing"; continue; }
+		eq "$f: same rows and counts" "$(counts "$1/$f")" "$(counts "$dat")"
+		truth "$1" "$1/$f"
+	done
+}
+
