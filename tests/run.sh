@@ -16,14 +16,17 @@ O=${O:-build}
 KES=${KES:-./kvm-exitstat}
 EXITGEN=${EXITGEN:-$O/exitgen}
 export O KES EXITGEN
-only=
-if [ "${1:-}" = --groups ]; then
-	only=$2
-	shift 2
-fi
+only= claim=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--groups) only=$2; shift 2 ;;
+	--claim) claim=$2; shift 2 ;; # DIR: run a group only after mkdir DIR/NAME (guests share a queue)
+	*) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
 pass=0 fail=0 skip=0
 log=$(mktemp)
-lab_dir=$O/lab-host
+lab_dir=$(pwd)/$O/lab-host
 trap 'rm -f "$log"; [ -z "${labpid:-}" ] || kill "$labpid" 2>/dev/null' EXIT
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -66,13 +69,19 @@ tally() {
 	grep '^SKIP' "$log" | sed "s/^SKIP/SKIP $name/"
 	[ "$s" -eq 0 ] || skipped="$skipped $name"
 	printf '[%s] %-28s %5s passed, %s failed  %s s\n' "$pos" "$name" "$p" "$f" "$(since "$t0")"
+	# a group that checked nothing says why (valgrind.sh without VALGRIND=1)
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -eq 0 ]; then
+		echo "  $name ran nothing: $(grep -v 'passed, .* failed' "$log" | head -n 1)"
+	fi
 }
 
-# run_list LABEL LIST: the groups of LIST one after the other.
+# run_list LABEL LIST: the groups of LIST one after the other (with --claim,
+# those no other guest took first).
 run_list() {
 	n=0 total=$(echo "$2" | wc -w)
 	for t in $2; do
 		n=$((n + 1))
+		[ -z "$claim" ] || mkdir "$claim/$(basename "$t")" 2>/dev/null || continue
 		tally "$1$n/$total" "$t"
 	done
 }
@@ -88,12 +97,22 @@ for t in $groups; do
 done
 
 # lab_run LIST: the groups of LIST in the lab host, in the background; each
-# of its progress lines is printed here as it comes, marked "lab".
+# of its progress lines is printed here as it comes, marked "lab". With
+# KES_LAB_SHARDS=N (default: 2 on a machine with 2 CPUs or more) N guests
+# take the groups from one queue (run.sh --claim), the heaviest first.
 lab_run() {
-	mkdir -p "$lab_dir"
-	sh tests/lab/host.sh --quiet --out "$lab_dir" --env O --env KES --env EXITGEN \
-		--env VALGRIND --env VERBOSE -- sh tests/run.sh --groups "$1" 2>&1 |
-		sed -u 's/^\[\([0-9]*\/[0-9]*\)\]/[lab \1]/'
+	shards=${KES_LAB_SHARDS:-$([ "$(nproc)" -ge 2 ] && echo 2 || echo 1)}
+	rm -rf "$lab_dir.queue"
+	mkdir -p "$lab_dir.queue"
+	i=1
+	while [ $i -le "$shards" ]; do
+		mkdir -p "$lab_dir.$i"
+		sh tests/lab/host.sh --quiet --out "$lab_dir.$i" --share "$lab_dir.queue" --env O --env KES \
+			--env EXITGEN --env VALGRIND --env VERBOSE -- sh tests/run.sh --claim "$lab_dir.queue" \
+			--groups "$1" 2>&1 | sed -u "s/^\[\([0-9]*\/[0-9]*\)\]/[lab \1]/; s/^lab: lab host: /lab host $i: /" &
+		i=$((i + 1))
+	done
+	wait
 }
 
 if [ -n "$lab" ] && [ "${KES_LAB_HOST:-1}" = 0 ]; then
@@ -102,6 +121,14 @@ if [ -n "$lab" ] && [ "${KES_LAB_HOST:-1}" = 0 ]; then
 		skip=$((skip + 1)) skipped="$skipped $(basename "$t")"
 	done
 	lab=
+fi
+# heaviest first (tests/lab/host-weights: seconds each took there), so that
+# the guests' queue ends evenly
+weights=tests/lab/host-weights
+if [ -n "$lab" ] && [ -f "$weights" ]; then
+	lab=$(for t in $lab; do
+		echo "$(awk -v n="$(basename "$t")" '$1 == n { print $2; f = 1 } END { if (!f) print 9999 }' "$weights") $t"
+	done | sort -rn | cut -d' ' -f2 | tr '\n' ' ')
 fi
 labpid=
 if [ -n "$lab" ]; then
@@ -132,7 +159,7 @@ if [ -n "$lab" ]; then
 		name=$(basename "$t")
 		line=$(grep -E "^\[lab [0-9]+/[0-9]+\] $name " "$lab_dir.log" | tail -n 1)
 		if [ -z "$line" ]; then
-			echo "FAIL $name: did not run in the lab host ($lab_dir/console.log)"
+			echo "FAIL $name: did not run in the lab host ($lab_dir.*/console.log)"
 			fail=$((fail + 1))
 			continue
 		fi
@@ -142,6 +169,7 @@ if [ -n "$lab" ]; then
 		grep -q "^SKIP $name" "$lab_dir.log" && skipped="$skipped $name" &&
 			skip=$((skip + $(grep -c "^SKIP $name" "$lab_dir.log")))
 	done
+	grep -E '^\[lab [0-9]+/[0-9]+\] ' "$lab_dir.log" | awk '{ print $3, $(NF - 1) }' | sort >"$lab_dir.times"
 	echo "in the lab host: $(echo "$lab" | wc -w) groups ($(grep -c '^\[lab ' "$lab_dir.log") progress lines; log $lab_dir.log)"
 fi
 

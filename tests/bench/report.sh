@@ -37,6 +37,9 @@
 # different spells.
 # The rows stay best-of-N.
 #
+# Without /dev/kvm the recordings are made in the lab host (lib.sh, lab-record.sh):
+# the kvm_exit shape, kvm_exit + a detail event + kvm_entry for most exits.
+#
 # Then the same two rows (report, one-thread) and the two --by-sub rows on a
 # 4 M recording whose vCPU threads migrate (migrating in lib.sh): the split
 # stays off there, the one feed runs with pair/ on a second thread.
@@ -49,6 +52,9 @@ N_PEER=${N_PEER:-3}
 N_TC=${N_TC:-3}
 TC_MAX_M=${TC_MAX_M:-4}
 bench_need_root "report bench" || exit 0
+# without /dev/kvm: every recording of this group from one boot of the lab host
+# shellcheck disable=SC2046
+lab_prepare $(for s in $SIZES; do echo "rec:$s"; done) mig:4 || echo "report bench: the lab's recordings failed"
 
 row() { printf '%-5s %9s %5s  %-13s %2s %8s %8s %8s %10s\n' "$@"; }
 
@@ -126,7 +132,8 @@ rounds() {
 	done
 }
 
-echo "report, uncompressed trace.dat (v6 from kvm-exitstat record); best of N; times in s"
+echo "report, uncompressed trace.dat (v6 from kvm-exitstat record, $REC_WHERE); best of N; times in s"
+[ "$REC_WHERE" = lab ] && echo "recordings made in the lab host: exitgen ${LAB_MIX:---cpuid 50000 --msr 50000 --io 25000} per million events and vCPU, 2 vCPUs ($REC_DIR)"
 row size events MB peer N wall_s cpu_s ns/event cpu/report
 for size in $SIZES; do
 	f=$(recording "$size") || { echo "report bench: recording ${size}M failed"; continue; }

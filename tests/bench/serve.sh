@@ -17,6 +17,7 @@
 IO_SERVE=${IO_SERVE:-400000}
 N_SERVE=${N_SERVE:-2}
 bench_need_root "serve bench" || exit 0
+in_lab serve && exit 0
 command -v curl >/dev/null || { echo "serve bench: needs curl"; exit 0; }
 T=$(mktemp -d /tmp/kes-bench-serve.XXXXXX)
 trap 'rm -rf "$T"' EXIT

@@ -1,6 +1,6 @@
 #!/bin/sh
 # report --buckets ppc on a fresh recording of exitgen: its userspace exits
-# show its printed counts as EMULINST, MMIO and HALT; where kvm_exit fires,
+# show its printed counts as EMULINST (or PIO), MMIO and HALT; where kvm_exit fires,
 # the kvm_exit table's buckets are the lab's bucket: rules over the same counts
 # (tests/lab/isa/*.expect); --per-vcpu tables add up to the whole.
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +18,12 @@ per_vcpu_sum() {
 eq "record status" "$?" 0
 "$KES" report -i "$TMP/live.dat" --buckets ppc --per-vcpu -u ns -f csv --source userspace >"$TMP/live.csv" 2>"$TMP/err"
 eq "live: report status" "$?" 0
-eq "live: EMULINST = KVM_EXIT_IO" "$(bucket_n "$TMP/live.csv" EMULINST)" "$(eg_total KVM_EXIT_IO "$TMP/eg.out")"
+# An `out` reaches the VMM through SVM's IOIO intercept where kvm_exit fires
+# (the lab's x86-svm: PIO); the paravirtual hosts of the old runs emulated
+# every one (EMULINST, kvm_emulate_insn before the exit).
+io_bucket=EMULINST
+[ -n "$EXIT_RULES" ] && io_bucket=PIO
+eq "live: $io_bucket = KVM_EXIT_IO" "$(bucket_n "$TMP/live.csv" $io_bucket)" "$(eg_total KVM_EXIT_IO "$TMP/eg.out")"
 eq "live: MMIO = KVM_EXIT_MMIO" "$(bucket_n "$TMP/live.csv" MMIO)" "$(eg_total KVM_EXIT_MMIO "$TMP/eg.out")"
 eq "live: HALT = KVM_EXIT_HLT" "$(bucket_n "$TMP/live.csv" HALT)" "$(eg_total KVM_EXIT_HLT "$TMP/eg.out")"
 eq "live: untimed = one final exit per vCPU" \

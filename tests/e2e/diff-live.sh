@@ -35,7 +35,16 @@ check "demo: PV makes fewer IO exits" test "$pv" -lt "$nopv"
 # doorbell instead of one): TIMEINGUEST's average grows 5-10x. The VMM's cost
 # per KVM_EXIT_IO stays the same, so that row's p-value is whatever the noise
 # makes it (0.002, 0.97, 0.76, 4e-13 in four runs): asserting on it would flake.
-check "demo: TIMEINGUEST change marked significant" test -n "$(csv mark TIMEINGUEST "$TMP/demo")"
+# Where kvm_exit fires here (the lab host: x86-svm under QEMU's TCG) the time
+# in guest between two exits is QEMU emulating the world switch (~70-120 us,
+# stddev ~2 ms, in both modes) whatever the guest does, and 64 queued stores
+# add next to nothing: the t-test there sees noise (p 0.2-0.25 on 100,001 vs
+# 1,564 exits, measured), so the significance is asserted where the guest
+# runs on the CPU itself.
+if [ -z "$EXIT_RULES" ]; then
+	check "demo: TIMEINGUEST change marked significant" test -n "$(csv mark TIMEINGUEST "$TMP/demo")"
+fi
+check "demo: TIMEINGUEST has a p-value" test -n "$(csv p_value TIMEINGUEST "$TMP/demo")"
 check "demo: KVM_EXIT_IO has a p-value" test -n "$(csv p_value KVM_EXIT_IO "$TMP/demo")"
 check "demo: total time drops" test "$(csv delta_sum KVM_EXIT_IO "$TMP/demo" | cut -c1)" = -
 $KES diff --source userspace "$TMP/nopv.dat" "$TMP/pv.dat" --svg "$TMP/demo.svg" >"$TMP/demo.table"
@@ -46,7 +55,7 @@ if [ -n "$EXIT_RULES" ]; then
 	eq "demo, kvm_exit: exit status" $? 0
 	eq "demo, kvm_exit: io count A = exitgen's KVM_EXIT_IO" "$(csv count_a io "$TMP/exits")" "$nopv"
 	eq "demo, kvm_exit: io count B = exitgen's KVM_EXIT_IO" "$(csv count_b io "$TMP/exits")" "$pv"
-	check "demo, kvm_exit: TIMEINGUEST change marked significant" test -n "$(csv mark TIMEINGUEST "$TMP/exits")"
+	check "demo, kvm_exit: io has a p-value" test -n "$(csv p_value io "$TMP/exits")"
 	$KES diff -f csv "$TMP/nopv.dat" "$TMP/pv.dat" >"$TMP/auto" 2>/dev/null
 	check "demo: the default (auto) is the kvm_exit table where kvm_exit fired" cmp -s "$TMP/auto" "$TMP/exits"
 fi

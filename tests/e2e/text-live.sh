@@ -12,7 +12,7 @@ echo "leak:libtraceevent.so" >"$TMP/lsan.supp"
 export LSAN_OPTIONS="suppressions=$TMP/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 . "$(dirname "$0")/../tools/text-helpers.sh"
 mkdir "$TMP/live"
-if OUT=$TMP/live EXITGEN=$EXITGEN ARGS="--io 300 --mmio 200 --hlt 50 --vcpus 2" \
+if OUT=$TMP/live EXITGEN=$EXITGEN ARGS="--io 300 --mmio 200 --hlt 50 --vcpus 2" START_DELAY=8000 \
 	sh "$FIX/capture.sh" >"$TMP/capture.log" 2>&1; then
 	ok
 	SRC="--source userspace" compare_all "$TMP/live"

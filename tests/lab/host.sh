@@ -14,6 +14,8 @@
 # the guest sees at the same path, read-write: put results there.
 #
 #   --out DIR        the shared results directory (created; kept)
+#   --share DIR      one more directory the guest sees read-write at its host
+#                    path (several guests may share it: tests/run.sh's queue)
 #   --env NAME       pass the host's variable NAME (repeatable)
 #   --smp N          guest CPUs (default 2)        --mem MB  guest RAM (default 4096)
 #   --timeout S      the whole boot, default 3600  --quiet   no progress lines
@@ -25,11 +27,12 @@ LAB=$(cd "$(dirname "$0")" && pwd)
 . "$LAB/lib.sh"
 set -u
 
-out= envs= smp=2 mem=4096 tmo=3600 stall=900 quiet=
+out= envs= smp=2 mem=4096 tmo=3600 stall=900 quiet= share=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
 	--env) envs="$envs $2"; shift 2 ;;
+	--share) share=$(cd "$2" && pwd) || die "host.sh: no directory $2"; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--timeout) tmo=$2; shift 2 ;;
@@ -78,6 +81,7 @@ out=$(cd "$out" && pwd)
 rm -f "$out/output" "$out/rc" "$out/console.log"
 # What the guest's second stage (host/stage2.sh) reads: where to run, what, with what.
 pwd >"$out/cwd"
+echo "$share" >"$out/share"
 : >"$out/env"
 for v in PATH CI TERM $envs; do
 	eval "set_=\${$v+x}"
@@ -101,6 +105,7 @@ timeout -s KILL "$tmo" "$QEMU" -accel tcg,thread=single -cpu max -m "$mem" -smp 
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 	-fsdev local,id=labout,path="$out",security_model=none,multidevs=remap \
 	-device virtio-9p-pci,fsdev=labout,mount_tag=labout \
+	${share:+-fsdev local,id=labshare,path="$share",security_model=none -device virtio-9p-pci,fsdev=labshare,mount_tag=labshare} \
 	</dev/null >"$out/console.log" 2>&1 &
 qpid=$!
 # Kill QEMU with us: an interrupted make check leaves no guest running.

@@ -25,6 +25,11 @@ PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LAB_HOST=1
 . "$out/env"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LAB_HOST=1
+share=$(cat "$out/share")
+if [ -n "$share" ]; then
+	mkdir -p "$share" && mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 labshare "$share" ||
+		{ echo "lab-host: cannot mount the shared directory $share" >/dev/console; off; }
+fi
 cd "$(cat "$out/cwd")" || { echo 125 >"$out/rc"; off; }
 /bin/sh -c "$(cat "$out/cmd")" >"$out/output" 2>&1 </dev/null
 echo $? >"$out/rc"
