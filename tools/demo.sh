@@ -13,6 +13,7 @@ KES=${KES:-./kvm-exitstat}
 EXITGEN=${EXITGEN:-$O/exitgen}
 ARGS=${DEMO_ARGS:---io 10000 --mmio 5000 --hlt 1000 --vcpus 2}
 dat=$O/demo.dat
+export KES EXITGEN ARGS # host.sh passes them to the guest (--env)
 step() { echo "demo: $*"; }
 
 mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
