@@ -7,8 +7,8 @@
 # passes it: the one-thread row). That
 # estimate assumes every instruction costs the same, which cache misses
 # (the page walk's first touch of each line) make untrue: Ir is the exact
-# figure, est_ns/event the rough one. The libtracecmd probe that report
-# forks (tracedat-probe.c) is not traced; the report group's CPU includes it.
+# figure, est_ns/event the rough one. Both of report's processes are traced
+# (the probe child carries on as the report).
 #
 # Stages are told by the source file
 # callgrind attributes each instruction to, so inlined code counts where it
@@ -36,15 +36,20 @@ ev=$(cat "$f.events")
 out=$BENCH_DIR/callgrind.out
 # one thread (KES_THREADS=1): on a recording whose threads stay on their
 # CPUs, the split's halves one after the other (each, with one lane on this
-# machine's two CPUs, merges nothing; split.c counts as glue)
-KES_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$out" "$KES" report -i "$f" -f csv \
+# machine's two CPUs, merges nothing; split.c counts as glue). The report is
+# two processes: the libtracecmd probe child opens the file and carries on as
+# the report while the process started waits (tracedat-probe.c), so each
+# writes its own file (%p) and the stages add both up.
+rm -f "$out".*
+KES_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$out.%p" "$KES" report -i "$f" -f csv \
 	>/dev/null 2>"$BENCH_DIR/callgrind.log" || { echo "stages bench: valgrind failed"; exit 0; }
+annotate() { for o in "$out".*; do callgrind_annotate --auto=no --threshold=100 "$o" || return 1; done; }
+annotate >/dev/null 2>&1 || { echo "stages bench: callgrind_annotate failed"; exit 0; }
 
 echo "stages of report (callgrind Ir: instructions, exact, 1 run; ${STAGE_SIZE}M-event recording, $ev events)"
-callgrind_annotate --auto=no --threshold=100 "$out" 2>/dev/null | awk -v ev="$ev" -v ns="${REPORT_NS:-}" \
+annotate 2>/dev/null | awk -v ev="$ev" -v ns="${REPORT_NS:-}" \
 	-v csv="$CSV" -v size="${STAGE_SIZE}M" '
-	/Auto-annotated source/ { exit }
-	/PROGRAM TOTALS/ { gsub(",", "", $1); total = $1; next }
+	/PROGRAM TOTALS/ { gsub(",", "", $1); total += $1; next }
 	/^ *[0-9,]+ +\(/ && total {
 		ir = $1; gsub(",", "", ir)
 		loc = $0; sub(/^ *[0-9,]+ +\([^)]*\) +/, "", loc)
