@@ -20,6 +20,8 @@ if ! "$KES" top --help >/dev/null 2>&1; then
 	exit 1
 fi
 S=kes-faults-$$
+# KVM_EXIT_* rows: the userspace exits, whether or not kvm_exit fired here.
+US="--source userspace"
 MNT=$TMP/mnt
 mkdir "$MNT"
 BGPIDS=
@@ -70,7 +72,7 @@ ended() {
 # A workload for the duration of a test (bounded), its pid in E.
 workload() {
 	rm -f "$TMP/eg.out"
-	timeout 90 "$EXITGEN" "$@" >"$TMP/eg.out" 2>&1 &
+	timeout 400 "$EXITGEN" "$@" >"$TMP/eg.out" 2>&1 &
 	BGPIDS="$BGPIDS $!"
 	wait_line "$TMP/eg.out" '^exitgen: pid'
 	E=$(exitgen_pid "$TMP/eg.out")
@@ -83,10 +85,12 @@ csv_sum() {
 }
 
 # ---------------------------------------------------------------------------
-# Signals in the live view.
-workload --io 20000 --seconds 60
+# Signals in the live view. A paced VM (some 4000 exits/s) that outlasts the
+# tests up to its kill below, also in the lab host (TCG: every step there
+# takes longer, and a VM at full rate took half the guest's time).
+workload --io 20 --pause-us 5000 --seconds 300
 before_fault
-start_top ::: -p "$E" -d 0.3
+start_top ::: -p "$E" -d 0.3 $US
 check "SIGHUP: the view is up" until_pane has KVM_EXIT_IO
 kill -HUP "$TOP"
 ended SIGHUP 0
@@ -94,7 +98,7 @@ check "SIGHUP: nothing on stderr" test ! -s "$TMP/top.err"
 after_fault SIGHUP "$TOP"
 
 before_fault
-start_top ::: -p "$E" -d 0.3
+start_top ::: -p "$E" -d 0.3 $US
 check "Ctrl-C: the view is up" until_pane has KVM_EXIT_IO
 tm send-keys -t "$S" C-c
 ended Ctrl-C 0
@@ -104,18 +108,18 @@ after_fault Ctrl-C "$TOP"
 # A crash: the handler gives the terminal back and the process dies of the
 # signal (128 + 11); its instance is left, for the next run to remove.
 before_fault
-start_top ::: -p "$E" -d 0.3
+start_top ::: -p "$E" -d 0.3 $US
 check "SIGSEGV: the view is up" until_pane has KVM_EXIT_IO
 kill -SEGV "$TOP"
 ended SIGSEGV 139
-timeout 60 "$KES" top --once -d 0.2 -p "$E" >/dev/null 2>&1
+timeout 60 "$KES" top --once -d 0.2 -p "$E" $US >/dev/null 2>&1
 eq "SIGSEGV: the next run's exit status" "$?" 0
 after_fault "SIGSEGV, then the next run" "$TOP"
 
 # ---------------------------------------------------------------------------
 # SIGPIPE: `top --log | head -2` ends at once, quietly, and cleans up.
 before_fault
-lines=$( (timeout 60 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top --log -c -d 0.2 -p "$E" 2>"$TMP/top.err"
+lines=$( (timeout 60 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top --log -c -d 0.2 -p "$E" $US 2>"$TMP/top.err"
 	echo $? >"$TMP/rc") | head -2 | wc -l)
 eq "top --log | head -2: two lines" "$lines" 2
 wait_file "$TMP/rc"
@@ -127,7 +131,7 @@ after_fault "top --log | head -2" "$(cat "$TMP/t.pid")"
 # --once into a pipe already closed.
 before_fault
 rm -f "$TMP/rc"
-(sleep 0.2; timeout 60 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top --once -d 0.3 -p "$E" 2>"$TMP/top.err"; echo $? >"$TMP/rc") | true
+(sleep 0.2; timeout 60 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top --once -d 0.3 -p "$E" $US 2>"$TMP/top.err"; echo $? >"$TMP/rc") | true
 wait_file "$TMP/rc"
 check "top --once into a closed pipe: status 0, 1 or SIGPIPE (got $(cat "$TMP/rc"))" grep -qxE '0|1|141' "$TMP/rc"
 check "top --once into a closed pipe: nothing on stderr (got: $(head -c 200 "$TMP/top.err"))" \
@@ -137,7 +141,7 @@ after_fault "top --once into a closed pipe" "$(cat "$TMP/t.pid")"
 # ---------------------------------------------------------------------------
 # The traced VMM dies. The live view says so and keeps running until q.
 before_fault
-start_top ::: -p "$E" -d 0.3
+start_top ::: -p "$E" -d 0.3 $US
 check "VMM killed (live): the view is up" until_pane has KVM_EXIT_IO
 kill -KILL "$E"
 check "VMM killed (live): the header says the VMs exited" until_pane has "traced VMs exited"
@@ -148,9 +152,12 @@ after_fault "VMM killed (live)" "$TOP"
 # --log ends by itself when the traced VMM is killed.
 workload --io 20000 --seconds 60
 before_fault
-timeout 60 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top --log -c -d 0.2 -p "$E" \
+timeout 60 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top --log -c -d 0.2 -p "$E" $US \
 	>"$TMP/log.csv" 2>"$TMP/top.err" &
 T=$!
+# killed once top traces it, and has logged a while (in the lab host, TCG,
+# top took longer than 1.5 s to start tracing)
+wait_traced "$E"
 sleep 1.5
 kill -KILL "$E"
 wait $T
@@ -166,9 +173,12 @@ SLEEPER=$!
 BGPIDS="$BGPIDS $SLEEPER"
 wait_line "$TMP/eg.out" '^exitgen: pid'
 E=$(exitgen_pid "$TMP/eg.out")
-timeout 20 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top --log -c -d 0.2 -p "$E" \
+timeout 20 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top --log -c -d 0.2 -p "$E" $US \
 	>"$TMP/log.csv" 2>"$TMP/top.err" &
 T=$!
+# killed once top traces it, and has logged a while (in the lab host, TCG,
+# top took longer than 1.5 s to start tracing)
+wait_traced "$E"
 sleep 1.5
 kill -KILL "$E"
 sleep 0.3
@@ -183,7 +193,7 @@ after_fault "zombie VMM (--log)" "$(cat "$TMP/t.pid")"
 # (It runs for 2 s: a VM that ends before top's next tick cannot be named and
 # is counted under "?".)
 before_fault
-start_top ::: -a -d 0.3
+start_top ::: -a -d 0.3 $US
 wait_tracing "$TOP"
 timeout 60 "$EXITGEN" --io 1500 --mmio 300 --hlt 40 --vcpus 2 --seconds 2 >"$TMP/eg.out" 2>&1
 eq "late VM (-a): exitgen exit status" "$?" 0
@@ -198,11 +208,11 @@ after_fault "late VM (-a)" "$TOP"
 
 # -p PARENT: a child it forks after top started is followed (--log, exact).
 before_fault
-rm -f "$TMP/eg.out" "$TMP/go"
+rm -f "$TMP/eg.out" "$TMP/go" "$TMP/t.pid" # (an earlier test's t.pid: a wait for a gone top)
 sh -c 'i=0; while [ ! -e "$2" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 	"$0" --io 900 --mmio 200 --vcpus 2 >"$1" 2>&1; exit 0' "$EXITGEN" "$TMP/eg.out" "$TMP/go" &
 PARENT=$!
-timeout 60 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top --log -c -d 0.2 -p "$PARENT" \
+timeout 60 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top --log -c -d 0.2 -p "$PARENT" $US \
 	>"$TMP/log.csv" 2>"$TMP/top.err" &
 T=$!
 wait_file "$TMP/t.pid"
@@ -218,7 +228,7 @@ after_fault "forked child (-p parent)" "$(cat "$TMP/t.pid")"
 
 # ---------------------------------------------------------------------------
 # A full disk under -L FILE: one line naming ENOSPC, exit 1, cleaned up.
-workload --io 20000 --seconds 60
+workload --io 20 --pause-us 5000 --seconds 300
 before_fault
 mount -t tmpfs -o size=4k kes-faults "$MNT"
 timeout 60 sh -c "$PIDRUN" "$TMP/t.pid" "$KES" top -L "$MNT/log.csv" -c --times \
@@ -232,7 +242,7 @@ after_fault "ENOSPC (-L)" "$(cat "$TMP/t.pid")"
 # tracefs, in a private mount namespace. Not mounted: top mounts it.
 before_fault
 timeout 60 unshare -m sh -c 'umount /sys/kernel/tracing && echo $$ >"$0" && exec "$@"' "$TMP/t.pid" \
-	"$KES" top --once -d 0.5 -p "$E" >"$TMP/once.out" 2>"$TMP/top.err"
+	"$KES" top --once -d 0.5 -p "$E" $US >"$TMP/once.out" 2>"$TMP/top.err"
 eq "tracefs not mounted: top mounts it, exit 0" "$?" 0
 check "tracefs not mounted: the VM's exits are shown" grep -q '^KVM_EXIT_IO' "$TMP/once.out"
 after_fault "tracefs not mounted" "$(cat "$TMP/t.pid")"
@@ -262,7 +272,7 @@ BGPIDS="$BGPIDS $!"
 wait_line "$TMP/eg.out" '^exitgen: pid'
 E=$(exitgen_pid "$TMP/eg.out")
 cat >"$TMP/ns.sh" <<EOF
-timeout 60 sh -c 'echo \$\$ >"$TMP/t.pid"; exec "\$@"' sh "$KES" top --log -c -d 0.2 -p "$E" >"$TMP/log.csv" 2>"$TMP/top.err" &
+timeout 60 sh -c 'echo \$\$ >"$TMP/t.pid"; exec "\$@"' sh "$KES" top --log -c -d 0.2 -p "$E" $US >"$TMP/log.csv" 2>"$TMP/top.err" &
 sleep 5.5
 umount -l /sys/kernel/tracing && mount -t tmpfs kes-faults /sys/kernel && echo unmounted >"$TMP/um"
 test ! -e /sys/kernel/tracing/events && echo gone >>"$TMP/um"

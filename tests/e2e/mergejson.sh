@@ -69,6 +69,10 @@ print(sum(r["count"] for r in t["rows"] if r["name"] == sys.argv[2]))' "$TMP/mer
 if [ -n "$EXIT_RULES" ]; then
 	eq "merged io = exitgen's KVM_EXIT_IO, a + b" "$(jrow io)" "$(total KVM_EXIT_IO)"
 	eq "merged hlt = exitgen's KVM_EXIT_HLT, a + b" "$(jrow hlt)" "$(total KVM_EXIT_HLT)"
+	# every reason of the merged table: the lab's rules over both runs' vCPUs
+	cat "$TMP/a.out" "$TMP/b.out" >"$TMP/ab.out"
+	"$KES" report -i "$TMP/a.json" -i "$TMP/b.json" -f csv >"$TMP/merged.csv"
+	exits_exact "merged JSON, kvm_exit" "$TMP/merged.csv" "$TMP/ab.out"
 else
 	for r in KVM_EXIT_IO KVM_EXIT_MMIO KVM_EXIT_HLT; do
 		eq "merged $r = exitgen a + b" "$(jrow $r)" "$(total $r)"

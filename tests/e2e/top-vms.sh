@@ -7,6 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../tools/record-helpers.sh"
 need_kvm
+# KVM_EXIT_* rows: the userspace exits, whether or not kvm_exit fired here.
+US="--source userspace"
 
 QEMU=$(command -v qemu-system-x86_64)
 if [ -n "$QEMU" ]; then
@@ -41,14 +43,23 @@ sh -c '"$0" --io 3000 --hlt 30 --start-on-usr1 >"$1" 2>&1; echo done >>"$1"' \
 W=$!
 wait_line "$TMP/eg.out" '^exitgen: pid'
 E=$(awk '/^exitgen: pid/ { print $3 }' "$TMP/eg.out")
-observe "$E" timeout 60 "$KES" top -p "$W" --once -d 30 >"$TMP/p.out" 2>"$TMP/p.err"
+# beside it, the default view (the kvm_exit table where it fires)
+timeout 60 "$KES" top -p "$W" --once -d 30 >"$TMP/px.out" 2>"$TMP/px.err" &
+TX=$!
+observe_start "$E" timeout 60 "$KES" top -p "$W" --once -d 30 $US >"$TMP/p.out" 2>"$TMP/p.err"
+wait_traced "$E" 2
+observe_end
 eq "-p WRAPPER: exit status ($(cat "$TMP/p.err"))" $? 0
+wait $TX
+eq "-p WRAPPER, the default view: exit status ($(cat "$TMP/px.err"))" $? 0
 wait $W
 col() { awk -v n="$1" '$1 == n { print $2; exit }' "$2"; }
 eq "-p WRAPPER: the child VMM's KVM_EXIT_IO" "$(col KVM_EXIT_IO "$TMP/p.out")" "$(eg_total KVM_EXIT_IO "$TMP/eg.out")"
 eq "-p WRAPPER: the child VMM's KVM_EXIT_HLT" "$(col KVM_EXIT_HLT "$TMP/p.out")" "$(eg_total KVM_EXIT_HLT "$TMP/eg.out")"
 check "-p WRAPPER: the VM is the child ($E)" grep -q "exitgen\[$E\]" "$TMP/p.out"
 check "-p WRAPPER: all exited, the header says so" grep -q '^VMs 1 (all exited):' "$TMP/p.out"
+once_rows "$TMP/px.out" >"$TMP/px.rows"
+exits_counts_exact "-p WRAPPER, the default view (kvm_exit)" "$TMP/px.rows" "$TMP/eg.out"
 
 # record -p WRAPPER: the same filter, the child's exits in the file.
 DATCOUNT=${DATCOUNT:-${O:-build}/tests/tools/datcount}
@@ -67,7 +78,7 @@ eq "record -p WRAPPER: the child's KVM_EXIT_IO in the file" "$(dc key 2 "$TMP/dc
 sh -c 'sleep 1.5; exec "$0" --io 2000 --start-delay 500 >"$1" 2>&1' "$EXITGEN" "$TMP/eg2.out" &
 S=$!
 sleep 0.3
-timeout 60 "$KES" top -p "$S" --once -d 30 >"$TMP/x.out" 2>"$TMP/x.err"
+timeout 60 "$KES" top -p "$S" --once -d 30 $US >"$TMP/x.out" 2>"$TMP/x.err"
 eq "exec: exit status ($(cat "$TMP/x.err"))" $? 0
 wait $S
 check "exec: labelled as the VMM it became, exitgen[$S]: $(grep '^VMs' "$TMP/x.out")" \

@@ -11,6 +11,8 @@ command -v tmux >/dev/null 2>&1 || skip "needs tmux (apt-get install tmux)"
 case $KES in /*) ;; *) KES=$PWD/$KES ;; esac
 S=kes-top-$$
 trap 'tm kill-server 2>/dev/null; stop_decoy; rm -rf "$TMP"' EXIT
+# KVM_EXIT_* rows: the userspace exits, whether or not kvm_exit fired here.
+US="--source userspace"
 
 # start_top ARGS...: top in a tmux pane; the pane records stty -a before and
 # after it, and its exit status, in $TMP.
@@ -57,7 +59,7 @@ D=$DECOY
 "$EXITGEN" --io 3000 --mmio 1000 --hlt 200 --vcpus 2 --start-on-usr1 >"$TMP/eg.out" 2>&1 &
 E=$!
 wait_line "$TMP/eg.out" '^exitgen: pid'
-start_top -p "$E,$D" -d 0.5
+start_top -p "$E,$D" -d 0.5 $US
 wait_traced "$E"
 kill -USR1 "$E"
 check "top shows its header" until_pane has "kvm-exitstat top"
@@ -131,7 +133,7 @@ check "q: instance removed" instance_gone "$TOP"
 check "q: nothing on stderr" test ! -s "$TMP/top.err"
 
 # SIGTERM while drawing.
-start_top -p "$D" -d 0.3
+start_top -p "$D" -d 0.3 $US
 check "SIGTERM run shows the other VM" until_pane has KVM_EXIT_IO
 # A smaller terminal (SIGWINCH): the screen is laid out and painted again.
 tm resize-window -t $S -x 100 -y 14
@@ -153,7 +155,7 @@ wait_line "$TMP/eg2.out" '^exitgen: pid'
 # beside it, the same --once at 200 columns (COLUMNS must not decide: --width does)
 COLUMNS=100 timeout 60 "$KES" top --once --width 200 -d 30 -p "$E2" >"$TMP/once200.out" 2>&1 &
 W200=$!
-timeout 60 "$KES" top --once -d 30 -p "$E2" >"$TMP/once.out" 2>"$TMP/once.err" &
+timeout 60 "$KES" top --once -d 30 -p "$E2" $US >"$TMP/once.out" 2>"$TMP/once.err" &
 T=$!
 wait_traced "$E2" 2
 kill -USR1 "$E2"
@@ -172,6 +174,10 @@ for r in KVM_EXIT_IO KVM_EXIT_MMIO KVM_EXIT_HLT; do
 	eq "--once: $r" "$(col $r 2 "$TMP/once.out")" "$(eg_total $r "$TMP/eg2.out")"
 done
 check "--once: the VM is named" grep -q "exitgen\[$E2\]" "$TMP/once.out"
+# the default view (--width 200 beside it): where kvm_exit fires, its table,
+# every reason the lab's rule over exitgen's counts
+once_rows "$TMP/once200.out" >"$TMP/once200.rows"
+exits_counts_exact "--once, the default view (kvm_exit)" "$TMP/once200.rows" "$TMP/eg2.out"
 
 # A VM whose parent never reaps it (a zombie once it ends) has exited: --once
 # ends with it and says so. kill(pid, 0) still succeeds on a zombie.
@@ -197,8 +203,15 @@ check "--once: no instance left" no_stale
 "$EXITGEN" --io 3000 --mmio 500 --hlt 50 --vcpus 2 --start-on-usr1 >"$TMP/eg3.out" 2>&1 &
 E3=$!
 wait_line "$TMP/eg3.out" '^exitgen: pid'
-observe "$E3" timeout 60 "$KES" top -l -c -d 0.2 -p "$E3" >"$TMP/log.csv" 2>"$TMP/log.err"
+# beside it, the same log of the default view (the kvm_exit table where it fires)
+timeout 60 "$KES" top -l -c -d 0.2 -p "$E3" >"$TMP/logx.csv" 2>"$TMP/logx.err" &
+TX=$!
+observe_start "$E3" timeout 60 "$KES" top -l -c -d 0.2 -p "$E3" $US >"$TMP/log.csv" 2>"$TMP/log.err"
+wait_traced "$E3" 2
+observe_end
 eq "--log -c exit status (ends with the VM)" "$?" 0
+wait $TX
+eq "--log -c, the default view: exit status" "$?" 0
 wait $E3
 check "--log -c: CSV header first" grep -q '^timestamp,.*KVM_EXIT_IO' "$TMP/log.csv"
 csv_sum() { # COLUMN FILE...: sum of a column over the data lines
@@ -210,6 +223,13 @@ for r in KVM_EXIT_IO KVM_EXIT_MMIO KVM_EXIT_HLT; do
 	eq "--log -c: $r summed" "$(csv_sum $r "$TMP/log.csv")" "$(eg_total $r "$TMP/eg3.out")"
 done
 check "--log -c: every data line has every column" awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$TMP/log.csv"
+# where kvm_exit fires: the default view's columns (one per reason of the
+# table) summed, each reason that had exits its rule's count
+awk -F, -v OFS="$(printf '\t')" 'NR == 1 { for (i = 1; i <= NF; i++) n[i] = $i; next }
+	{ for (i = 1; i <= NF; i++) s[i] += $i }
+	END { for (i in n) if (n[i] !~ /^(timestamp|total|lost)$/ && s[i]) print n[i], s[i] }' "$TMP/logx.csv" >"$TMP/logx.rows"
+exits_counts_exact "--log -c, the default view (kvm_exit)" "$TMP/logx.rows" "$TMP/eg3.out"
+[ -z "$EXIT_RULES" ] || eq "--log -c, the default view: lost" "$(csv_sum lost "$TMP/logx.csv")" 0
 check "--log: no instance left" no_stale
 
 # --log -c when a reason first appears intervals after the start: the CSV
@@ -220,7 +240,7 @@ E6=$!
 E7=$!
 wait_line "$TMP/eg6.out" '^exitgen: pid'
 wait_line "$TMP/eg7.out" '^exitgen: pid'
-timeout 60 "$KES" top -l -c -d 0.2 -p "$E6,$E7" >"$TMP/log2.csv" 2>"$TMP/log2.err"
+timeout 60 "$KES" top -l -c -d 0.2 -p "$E6,$E7" $US >"$TMP/log2.csv" 2>"$TMP/log2.err"
 eq "--log -c, late reasons: exit status" "$?" 0
 wait $E6 $E7
 eq "--log -c, late reasons: header lines" "$(grep -c '^timestamp,' "$TMP/log2.csv")" 1
@@ -238,7 +258,7 @@ done
 "$EXITGEN" --io 200 --pause-us 20000 --vcpus 1 --seconds 3 --start-delay 3000 >"$TMP/eg4.out" 2>&1 &
 E4=$!
 wait_line "$TMP/eg4.out" '^exitgen: pid'
-"$KES" top -L "$TMP/f.csv" -c -d 0.2 -p "$E4" 2>"$TMP/L.err" &
+"$KES" top -L "$TMP/f.csv" -c -d 0.2 -p "$E4" $US 2>"$TMP/L.err" &
 T=$!
 i=0
 while [ "$(cat "$TMP/f.csv" 2>/dev/null | wc -l)" -lt 3 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done

@@ -11,14 +11,16 @@ case $KES in /*) ;; *) KES=$PWD/$KES ;; esac
 # A private tmux server per view (tm_fresh).
 S=kes-color-$$
 . "$(dirname "$0")/../tools/tmux-helpers.sh"
-"$EXITGEN" --io 100000 --seconds 30 --quiet >/dev/null 2>&1 &
+# A paced VM (5 ms asleep after each pass): at full rate it took a CPU of the
+# lab host (TCG) from tmux and top. It runs until the test ends.
+"$EXITGEN" --io 100 --pause-us 5000 --seconds 300 --quiet >/dev/null 2>&1 &
 E=$!
 trap 'tm kill-server 2>/dev/null; kill $E 2>/dev/null; rm -rf "$TMP"' EXIT
 
 # run ENV ARGS: top in a fresh tmux session; its screen, escapes kept, in $TMP/pane
 run() {
 	tm_fresh
-	tm new-session -d -s $S -x 150 -y 40 "env $1 TERM=screen-256color $KES top -p $E -d 0.3 $2"
+	tm new-session -d -s $S -x 150 -y 40 "env $1 TERM=screen-256color $KES top -p $E -d 0.3 --source userspace $2"
 	i=0
 	while [ $i -lt 100 ]; do
 		tm capture-pane -e -p -t $S >"$TMP/pane" 2>/dev/null
