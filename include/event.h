@@ -36,6 +36,7 @@ enum kes_detail {
 };
 
 #define KES_EXIT_HAS_SUB 1u
+#define KES_EXIT_HALT 2u /* the exit is a halt (exit_types `halt`) */
 
 struct kes_event {
 	uint64_t ts; /* ns */
@@ -59,6 +60,7 @@ struct kes_event {
 	/*
 	 * KES_DETAIL: its flag, 1 when set (MMIO write, PIO out, ...). KES_EXIT:
 	 * KES_EXIT_HAS_SUB when sub is the exit's own sub-key (subkey-field).
+	 * KES_EXIT and KES_UEXIT: KES_EXIT_HALT when it is a halt (`halt`).
 	 */
 	uint32_t flags;
 	const char *reason; /* interned exit name, for KES_EXIT / KES_UEXIT */

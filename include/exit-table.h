@@ -141,6 +141,9 @@ struct exit_table {
 	 */
 	struct exit_name *explains;
 	size_t nexplains;
+	/* `halt KEY...`: exits that are halts (the vCPU idles), sorted by key. */
+	struct exit_name *halts;
+	size_t nhalts;
 	/*
 	 * `tracepoints`: which event names are KVM tracepoints in text input
 	 * ("kvm:*" a system, "kvm_*" a name prefix, or a name), interned.
@@ -168,6 +171,8 @@ uint64_t exit_table_subkey(const struct exit_table *t, uint64_t field, uint64_t 
 
 /* Name for key, or NULL when the table does not know it. */
 const char *exit_table_name(const struct exit_table *t, uint64_t key);
+/* Whether an exit of key is a halt (`halt`): top --slower-than leaves it out. */
+bool exit_table_is_halt(const struct exit_table *t, uint64_t key);
 /* The detail kind that explains an exit of key (`explain`), KES_D_NONE when none does. */
 enum kes_detail exit_table_explain(const struct exit_table *t, uint64_t key);
 /*

@@ -471,8 +471,10 @@ static int decode_exit(struct text_decoder *d, struct binding *b, const char *fs
 		if (t->subkey_low_field)
 			num_of(f, t->subkey_low_field, &low);
 		ev->sub = exit_table_subkey(t, v, low);
-		ev->flags = KES_EXIT_HAS_SUB;
+		ev->flags |= KES_EXIT_HAS_SUB;
 	}
+	if ((by_name || rf->has_num) && exit_table_is_halt(t, r.key)) /* as decoder.c does */
+		ev->flags |= KES_EXIT_HALT;
 	if (t->nimplies && (by_name || rf->has_num)) {
 		const char *kind = exit_table_detail(t, r.key); /* as decoder.c does */
 		if (kind)

@@ -57,6 +57,7 @@ struct bind {
 		uint64_t key;
 		const char *name;
 		uint16_t explain, implies;
+		bool halt;
 	} cache[NAME_CACHE];
 };
 
@@ -563,6 +564,7 @@ static __attribute__((noinline)) void exit_name_fill(struct bind *b, const struc
 	b->cache[slot].key = ck;
 	b->cache[slot].name = exit_table_display(x->t, x->over, x->nover, key, flags);
 	b->cache[slot].explain = (uint16_t)exit_table_explain(x->t, key);
+	b->cache[slot].halt = exit_table_is_halt(x->t, key);
 	b->cache[slot].implies = kind && exit_types_detail_kind(kind) > 0
 				     ? (uint16_t)exit_types_detail_kind(kind)
 				     : KES_D_NONE;
@@ -574,7 +576,7 @@ static __attribute__((noinline)) void exit_name_fill(struct bind *b, const struc
  */
 static inline __attribute__((always_inline)) const char *
 exit_name(struct bind *b, const struct exit_bind *x, uint64_t key, uint64_t flags,
-	  uint16_t *explain, uint16_t *implies)
+	  uint16_t *explain, uint16_t *implies, uint32_t *evflags)
 {
 	uint64_t ck = key ^ (flags * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)(x - b->exit) << 60;
 	size_t slot = (size_t)((ck ^ (ck >> 17)) % NAME_CACHE);
@@ -583,6 +585,8 @@ exit_name(struct bind *b, const struct exit_bind *x, uint64_t key, uint64_t flag
 		exit_name_fill(b, x, slot, ck, key, flags);
 	*explain = b->cache[slot].explain;
 	*implies = b->cache[slot].implies;
+	if (b->cache[slot].halt)
+		*evflags |= KES_EXIT_HALT;
 	return b->cache[slot].name;
 }
 
@@ -607,14 +611,14 @@ static inline __attribute__((always_inline)) void exit_fields(struct decoder *d,
 			   x->error.present ? (int64_t)load_as(d, data, size, &x->error, checked)
 					    : 0,
 			   &key, &flags);
-	ev->reason = exit_name(b, x, key, flags, &ev->detail, &ev->implies);
+	ev->reason = exit_name(b, x, key, flags, &ev->detail, &ev->implies, &ev->flags);
 	ev->isa = x->t->isa;
 	if (x->dfield.present && load(d, data, size, &x->dfield))
 		ev->detail = x->dkind;
 	if (x->skfield.present && exit_table_has_subkey(x->t, key)) {
 		ev->sub = exit_table_subkey(x->t, load(d, data, size, &x->skfield),
 					    load(d, data, size, &x->sklow));
-		ev->flags = KES_EXIT_HAS_SUB;
+		ev->flags |= KES_EXIT_HAS_SUB;
 	}
 	if (x->vcpu.present)
 		ev->vcpu = (int32_t)load_as(d, data, size, &x->vcpu, checked);

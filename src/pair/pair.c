@@ -393,6 +393,9 @@ PAIR_INLINE void exit_event(struct pair *p, struct stats_table *tab, struct thre
 	/* A detail the exit event itself carries (book3s HV ceded=1: a halt). */
 	if (ev->kind == KES_EXIT && ev->detail > KES_D_NONE && ev->detail < KES_D_MAX)
 		m->d.mask |= 1u << ev->detail;
+	/* An exit its table calls a halt (x86 hlt, KVM_EXIT_HLT): no detail event says so. */
+	if (ev->flags & KES_EXIT_HALT)
+		m->d.mask |= 1u << KES_D_HALT;
 	/*
 	 * The exit's own sub-key (PR's dar): a fault address, so a detail that
 	 * names what was accessed (kvm_mmio's gpa) still outranks it.

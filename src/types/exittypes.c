@@ -59,7 +59,7 @@ struct builder {
 	unsigned seen;
 	unsigned isa_line, exit_line, reason_line, error_line, entry_match_line, event_line,
 	    dfield_line, skfield_line;
-	struct plist names, flags, errnames, aliases, explains, implies;
+	struct plist names, flags, errnames, aliases, explains, implies, halts;
 	size_t cdetails, cforms, csyms, ctracepoints; /* capacities */
 };
 
@@ -301,6 +301,7 @@ static void table_free(struct exit_table *t)
 	free(t->aliases);
 	free(t->explains);
 	free(t->implies);
+	free(t->halts);
 	free(t->tracepoints);
 	*t = (struct exit_table){0};
 }
@@ -314,6 +315,7 @@ static void builder_free(struct builder *b)
 	plist_free(&b->aliases);
 	plist_free(&b->explains);
 	plist_free(&b->implies);
+	plist_free(&b->halts);
 }
 
 /* ---- directives ------------------------------------------------------ */
@@ -756,6 +758,24 @@ static int d_explain(struct parser *p, const struct args *a)
 }
 
 /*
+ * halt KEY...: exits of these keys are halts (the vCPU idles in them: x86 hlt,
+ * KVM_EXIT_HLT), left out of top --slower-than as perf kvm stat live
+ * --duration leaves out HLT, whether or not the kernel blocked in
+ * kvm_vcpu_halt() (kvm_vcpu_wakeup marks only those).
+ */
+static int d_halt(struct parser *p, const struct args *a)
+{
+	for (int i = 1; i < a->argc; i++) {
+		uint64_t key;
+
+		if (number_arg(p, a->argv[i], &key) < 0)
+			return -1;
+		plist_add(&p->cur.halts, key, intern("halt"), p->at.line);
+	}
+	return 0;
+}
+
+/*
  * tracepoints PATTERN...: "SYS:*" (every event of a system), "PREFIX*" (event
  * names without a system that start so), or a name.
  */
@@ -828,6 +848,7 @@ static const struct directive directives[] = {
     {"sym", 3, 3, 0, 0, d_sym},
     {"alias", 2, 2, 0, 0, d_alias},
     {"explain", 2, 2, 0, 0, d_explain},
+    {"halt", 1, MAX_ARGS - 1, 0, 0, d_halt},
     {"tracepoints", 1, MAX_ARGS - 1, 0, 0, d_tracepoints},
 };
 
@@ -968,7 +989,8 @@ static int finish_table(struct parser *p)
 	    plist_finish(p, &b->errnames, "errname", &t->errnames, &t->nerrnames) == 0 &&
 	    aliases_finish(p, &b->aliases, t) == 0 &&
 	    plist_finish(p, &b->explains, "explain", &t->explains, &t->nexplains) == 0 &&
-	    plist_finish(p, &b->implies, "detail", &t->implies, &t->nimplies) == 0) {
+	    plist_finish(p, &b->implies, "detail", &t->implies, &t->nimplies) == 0 &&
+	    plist_finish(p, &b->halts, "halt", &t->halts, &t->nhalts) == 0) {
 		if (p->done.n == p->done_cap) {
 			p->done_cap = p->done_cap ? 2 * p->done_cap : 16;
 			p->done.tables = xrealloc(p->done.tables, p->done_cap * sizeof(*t));
@@ -1218,6 +1240,11 @@ const char *exit_table_name(const struct exit_table *t, uint64_t key)
 	if (is_errno_key(t, key))
 		return bsearch_name(t->errnames, t->nerrnames, key & ~EXIT_KEY_ERRNO);
 	return bsearch_name(t->names, t->nnames, key);
+}
+
+bool exit_table_is_halt(const struct exit_table *t, uint64_t key)
+{
+	return t && t->nhalts && !is_errno_key(t, key) && bsearch_name(t->halts, t->nhalts, key);
 }
 
 enum kes_detail exit_table_explain(const struct exit_table *t, uint64_t key)

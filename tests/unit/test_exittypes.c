@@ -103,6 +103,14 @@ static void test_spot_checks(void)
 		CHECK_STR(t->detail_kind, "halt");
 	}
 	CHECK(table("x86_vmx") && !table("x86_vmx")->detail_field, "no detail field elsewhere");
+	/* halts (top --slower-than leaves them out): x86 hlt and KVM_EXIT_HLT, nothing else */
+	CHECK(exit_table_is_halt(table("x86_svm"), 0x78) && exit_table_is_halt(table("x86_vmx"), 12) &&
+		  exit_table_is_halt(table("userspace"), 5),
+	      "hlt, HLT and KVM_EXIT_HLT are halts");
+	CHECK(!exit_table_is_halt(table("x86_svm"), 0x7b) && !exit_table_is_halt(table("x86_vmx"), 30) &&
+		  !exit_table_is_halt(table("userspace"), 2) &&
+		  !exit_table_is_halt(table("userspace"), EXIT_KEY_ERRNO | 5),
+	      "io, IO_INSTRUCTION, KVM_EXIT_IO and -EIO are not");
 	/* book3s PR's dar is the sub-key of data faults only */
 	if ((t = table("ppc_book3s_pr"))) {
 		CHECK_STR(t->subkey_field, "dar");
@@ -348,6 +356,8 @@ static void test_malformed(void)
 	    {"isa a\nkind userspace\nexit kvm:x\n\nisa b\n", "t.types:3:", "without"},
 	    {"isa a\nreason r\n", "t.types:2:", "no 'exit'"},
 	    {"isa a\nkind nonsense\n", "t.types:2:", "bad kind"},
+	    {"isa a\nexit kvm:e\nreason r\nhalt 0x7g\n", "t.types:4:", "bad number"},
+	    {"isa a\nexit kvm:e\nreason r\nhalt\n", "t.types:4:", "needs"},
 	    {"isa a\nexit kvm_exit\n", "t.types:2:", "bad event"},
 	    {"isa a\nexit kvm:a:b\n", "t.types:2:", "bad event"},
 	    {"isa a\nexit kvm:e\nreason r mask 0\n", "t.types:3:", "mask 0"},

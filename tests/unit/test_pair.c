@@ -4,6 +4,7 @@
  * (same vcpu id 0 in two VMs), exits at the edges, losses, timestamps going
  * back, details attached to the right exit, userspace exits.
  */
+#include <stdlib.h>
 #include "harness.h"
 #include "intern.h"
 #include "pair.h"
@@ -463,6 +464,43 @@ static void test_exit_detail(void)
 }
 
 /*
+ * An exit its table calls a halt (exit_types `halt`: x86 hlt, KVM_EXIT_HLT)
+ * is one, kvm_vcpu_wakeup or not: the namer sees the halt bit, and
+ * top --slower-than's outliers (threshold mode) leave it out.
+ */
+static void test_halt_flag(void)
+{
+	struct kes_event e = {.ts = 100,
+			      .tid = 10,
+			      .vcpu = 0,
+			      .kind = KES_EXIT,
+			      .flags = KES_EXIT_HALT,
+			      .reason = intern("hlt"),
+			      .isa = intern("x86_svm")};
+	struct stats_outliers *o = stats_outliers_new(8, 50);
+	struct stats_outlier *v;
+
+	setup(true);
+	pair_set_namer(p, halt_namer, NULL);
+	pair_set_outliers(p, o, NULL);
+	pair_event(p, &e);
+	ev(5100, 10, KES_ENTRY, NULL, 0);
+	ev(5200, 10, KES_EXIT, "io", 0);
+	ev(5400, 10, KES_ENTRY, NULL, 0);
+	pair_finish(p);
+	const struct stats_acc *a = get(ex, "HALT", 10, 0);
+	CHECK(a && a->count == 1 && a->sum == 5000, "the hlt exit is a halt");
+	a = get(ex, "io", 10, 0);
+	CHECK(a && a->count == 1 && a->sum == 200, "the next exit is not");
+	size_t n = stats_outliers_sorted(o, &v);
+	CHECK(n == 1 && v[0].ns == 200, "--slower-than 50 ns keeps the io exit, not the 5000 ns halt (%zu)",
+	      n);
+	free(v);
+	stats_outliers_free(o);
+	teardown();
+}
+
+/*
  * Where no kvm_fpu marks KVM_RUN again (arm64, riscv), the next kvm_entry of
  * the thread ends its userspace exit; on x86 kvm_fpu comes first and the
  * entry after it changes nothing. Sequences as Debian 6.1 recorded them in
@@ -556,6 +594,7 @@ int main(void)
 	test_values();
 	test_uexit_details();
 	test_exit_detail();
+	test_halt_flag();
 	test_uexit_back_to_back();
 	return test_summary("test_pair");
 }
