@@ -70,7 +70,7 @@ static void init(void *arg)
 	struct serve_args *a = arg;
 
 	*a = (struct serve_args){
-	    .o = {.interval = 1.0, .keep_gone = 300, .max_rows = 4096, .version = KES_VERSION}};
+	    .o = {.interval = 1.0, .keep_gone = 300, .max_rows = 4096, .version = cli_version}};
 }
 
 static int parse(void *arg, int id, const char *val, int value)
