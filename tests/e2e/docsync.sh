@@ -37,7 +37,7 @@ for c in $(cat "$TMP/cmds"); do
 	man_options "man/kvm-exitstat-$c.1" >"$TMP/man"
 	complete_words "$c" - >"$TMP/copts"
 	tr '\t' ' ' <"$TMP/opts" >"$TMP/opts.sp"
-	while read -r lng shrt arg values alias; do
+	while read -r lng shrt arg values alias completes; do
 		for o in $lng $shrt; do
 			[ "$o" = - ] && continue
 			check "$c $o: in --help" grep -qE -- "(^| )$o( |,|$)" "$TMP/chelp"
