@@ -185,7 +185,8 @@ deps:
 		libtraceevent-dev libtracefs-dev libtracecmd-dev libncurses-dev trace-cmd \
 		linux-perf tmux valgrind libclang-rt-14-dev time bpftrace strace \
 		libmicrohttpd-dev libjson-c-dev zlib1g-dev libzstd-dev prometheus curl python3 librsvg2-bin logrotate \
-		bash-completion zsh
+		bash-completion zsh \
+		dpkg-dev debhelper lintian man-db systemd libcrypt-dev prometheus-node-exporter
 
 # Where make install puts things (GNU's names; a package: PREFIX=/usr,
 # UNITDIR=/lib/systemd/system on Debian 12, whose units are not in /usr yet).
