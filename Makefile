@@ -57,7 +57,7 @@ BASEFLAGS := $(SYSROOT_CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wn
 # build needs.
 override CPPFLAGS += -Iinclude -Isrc $(shell $(PKG_CONFIG) --cflags $(PKGS))
 # libmicrohttpd is opened by serve at run time (src/serve/mhd.c): compiled against, not linked
-override LDLIBS  += $(shell $(PKG_CONFIG) --libs $(filter-out libmicrohttpd,$(PKGS))) -lm -lpthread -ldl
+override LDLIBS  += $(shell $(PKG_CONFIG) --libs $(filter-out libmicrohttpd,$(PKGS))) -lcrypt -lm -lpthread -ldl
 
 ifeq ($(V),1)
 Q :=

@@ -50,7 +50,7 @@ E=$!
 PIDS="$PIDS $E"
 wait_line "$TMP/eg.out" '^exitgen: pid'
 
-"$KES" serve -p "$E" --listen 127.0.0.1:0 -i 0.5 --keep-gone 20 2>"$TMP/serve.err" &
+"$KES" serve -p "$E" --listen 127.0.0.1:0 --interval 0.5 --keep-gone 20 2>"$TMP/serve.err" &
 S=$!
 bg
 wait_line "$TMP/serve.err" 'serving'
@@ -116,6 +116,11 @@ eq "vm label" "$(q "count(kvm_exitstat_exits_total{$sel,vm=\"exitgen\"})")" 3
 eq "no counter reset" "$(q "sum(resets(kvm_exitstat_exits_total{pid=\"$E\"}[5m]))")" 0
 eq "scrapes were never stale or failed" "$(q 'min_over_time(up{job="kvm-exitstat"}[5m])')" 1
 eq "no lost events" "$(q 'kvm_exitstat_lost_events_total')" 0
+eq "the collector sees KVM (kvm_exitstat_collector_success)" "$(q 'kvm_exitstat_collector_success')" 1
+eq "process_start_time_seconds is serve's (/proc/$S/stat)" \
+	"$(q 'floor(process_start_time_seconds{job="kvm-exitstat"})')" \
+	"$(awk -v b="$(awk '/^btime/ { print $2 }' /proc/stat)" -v t="$(getconf CLK_TCK)" \
+		'{ printf "%d", b + $22 / t }' "/proc/$S/stat")"
 
 # --- the exposition itself
 scrape >"$TMP/metrics.txt"
@@ -237,7 +242,7 @@ cp "$EXITGEN" "$TMP/e\"g\\x"
 E2=$!
 PIDS="$PIDS $E2"
 wait_line "$TMP/eg2.out" '^exitgen: pid'
-"$KES" serve -a --textfile "$TMP/tf" -i 0.3 2>"$TMP/serve2.err" &
+"$KES" serve -a --textfile "$TMP/tf" --interval 0.3 2>"$TMP/serve2.err" &
 S2=$!
 bg
 # "writing" comes once serve traces: then exitgen may start (a fixed 3 s delay
@@ -245,7 +250,7 @@ bg
 wait_line "$TMP/serve2.err" 'writing'
 kill -USR1 $E2
 mkfifo "$TMP/fifo/kvm_exitstat.prom"
-"$KES" serve -p "$E2" --textfile "$TMP/fifo" -i 0.3 2>"$TMP/serve3.err" &
+"$KES" serve -p "$E2" --textfile "$TMP/fifo" --interval 0.3 2>"$TMP/serve3.err" &
 S3=$!
 bg
 wait $E2
@@ -272,7 +277,7 @@ check "no kvm-exitstat instance of ours left" sh -c "[ ! -d /sys/kernel/tracing/
 mkdir "$TMP/fakemhd"
 printf 'int kes_not_libmicrohttpd;\n' >"$TMP/fakemhd/f.c"
 if cc -shared -fPIC -o "$TMP/fakemhd/libmicrohttpd.so.12" "$TMP/fakemhd/f.c" 2>"$TMP/fakemhd/cc.err"; then
-	LD_LIBRARY_PATH=$TMP/fakemhd "$KES" serve --listen 127.0.0.1:0 -i 0.5 >"$TMP/mhd.out" 2>"$TMP/mhd.err" &
+	LD_LIBRARY_PATH=$TMP/fakemhd "$KES" serve --listen 127.0.0.1:0 --interval 0.5 >"$TMP/mhd.out" 2>"$TMP/mhd.err" &
 	M=$!
 	PIDS="$PIDS $M"
 	wait $M
