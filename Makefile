@@ -186,7 +186,7 @@ deps:
 		linux-perf tmux valgrind libclang-rt-14-dev time bpftrace strace \
 		libmicrohttpd-dev libjson-c-dev zlib1g-dev libzstd-dev prometheus curl python3 librsvg2-bin logrotate \
 		bash-completion zsh \
-		dpkg-dev debhelper lintian man-db systemd libcrypt-dev prometheus-node-exporter
+		dpkg-dev debhelper lintian man-db systemd libcrypt-dev prometheus-node-exporter openssl
 
 # Where make install puts things (GNU's names; a package: PREFIX=/usr,
 # UNITDIR=/lib/systemd/system on Debian 12, whose units are not in /usr yet).
