@@ -97,7 +97,21 @@ struct input_result {
 	 */
 	char **warnings;
 	size_t nwarnings;
+	/*
+	 * The hosts the inputs were recorded on (a trace.dat's UNAME option, a
+	 * JSON report's "hosts"), interned, each once, in the order found.
+	 */
+	const char **hosts;
+	size_t nhosts;
+	/* The files loaded (device, inode): the same one twice is refused. */
+	struct input_file_id {
+		unsigned long long dev, ino;
+	} *files;
+	size_t nfiles;
 };
+
+/* Adds hosts to r->hosts (each once; a JSON report's own list). */
+void input_add_hosts(struct input_result *r, const char *const *hosts, size_t n);
 
 /* Adds a warning to r (printf format; a duplicate of an earlier one is dropped). */
 void input_warn(struct input_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

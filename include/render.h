@@ -19,6 +19,8 @@ struct render_meta {
 	const char *inputs;  /* "a.dat, b.dat" */
 	const char *kind;    /* input kind name */
 	const char *isa;     /* "x86_vmx", or NULL */
+	const char *const *hosts; /* the hosts the inputs were recorded on (JSON "hosts") */
+	size_t nhosts;
 	const char *source;  /* "kvm_exit", "userspace", "summary" */
 	const char *note;    /* why this source, or NULL */
 	const char *buckets; /* timing-bucket map the rows are counted in, or NULL */

@@ -403,6 +403,8 @@ static void meta_of(struct render_meta *m, const struct report_opts *o, const st
 {
 	*m = (struct render_meta){.kind = input_kind_name(r->kind),
 				  .isa = r->isa,
+				  .hosts = r->hosts,
+				  .nhosts = r->nhosts,
 				  .events = r->events,
 				  .lost = r->lost,
 				  .lost_known = r->lost_known,

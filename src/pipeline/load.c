@@ -48,6 +48,8 @@ void input_result_free(struct input_result *r)
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
+	free(r->hosts);
+	free(r->files);
 	*r = (struct input_result){0};
 }
 
@@ -342,12 +344,45 @@ static void input_feed(struct ctx *c, const struct text_ts_unit *unit)
 	c->f = feed_new(&fo);
 }
 
-/* What the feed saw (c->fc) into the input's counts. */
+/* What the feed saw (c->fc) into the input's counts (its ISA: merge_isa()). */
 static void feed_seen(struct ctx *c)
 {
 	c->r->kvm_events += c->fc.kvm;
-	if (!c->r->isa)
-		c->r->isa = c->fc.isa;
+}
+
+/*
+ * kvm_exit reasons are the ISA's (x86's "io" is not arm64's "DABT_LOW"; the
+ * same number names other exits on VMX and SVM): inputs of two ISAs would
+ * merge into one table under the first ISA's name. Refused; userspace exits
+ * (KVM_EXIT_*, no ISA) merge across them. 0, or -1 after err().
+ */
+static int merge_isa(struct input_result *r, const char *isa, const char *path)
+{
+	if (!isa)
+		return 0;
+	if (r->isa && strcmp(r->isa, isa))
+		return err("'%s': its exits are %s's, the inputs' before it %s's: exit reasons "
+			   "of two ISAs do not merge (report them apart)",
+			   path, isa, r->isa);
+	r->isa = isa;
+	return 0;
+}
+
+/* The host an input was recorded on, once in r->hosts. */
+static void add_host(struct input_result *r, const char *host)
+{
+	host = intern(host);
+	for (size_t i = 0; i < r->nhosts; i++)
+		if (r->hosts[i] == host)
+			return;
+	r->hosts = xrealloc(r->hosts, (r->nhosts + 1) * sizeof(*r->hosts));
+	r->hosts[r->nhosts++] = host;
+}
+
+void input_add_hosts(struct input_result *r, const char *const *hosts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		add_host(r, hosts[i]);
 }
 
 /* The feed done: what it saw, in c->fc and the input's counts. */
@@ -500,6 +535,8 @@ static int tracedat_after(struct tracedat *td, const char *path, struct ctx *c)
 	stats_table_foreach(c->r->exits, comm_of_row, &w);
 	stats_table_foreach(c->r->uexits, comm_of_row, &w);
 	tracedat_get_info(td, &info);
+	if (info.host)
+		add_host(c->r, info.host);
 	return tallies_check(&c->tally, &info, path, c->r);
 }
 
@@ -776,9 +813,9 @@ static int load_json(int fd, const char *path, const struct input_opts *o,
 	r->sub_folded += m.sub_folded;
 	r->wall_ns += m.wall_ns;
 	r->wall_known |= m.wall_known;
-	if (!r->isa)
-		r->isa = m.isa;
-	return 0;
+	input_add_hosts(r, m.hosts, m.nhosts);
+	free(m.hosts);
+	return merge_isa(r, m.isa, path);
 }
 
 static int no_input(const char *path)
@@ -872,6 +909,8 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 			   c.unplaced == 1 ? "it" : "them");
 	if (ret == 0 && o->vcpu >= 0)
 		ret = check_vcpu(&c, path);
+	if (ret == 0)
+		ret = merge_isa(r, c.fc.isa, path);
 	if (ret == 0 && r->kvm_events == before)
 		return err("'%s': no KVM exit events%s%s", path,
 			   o->npids || o->vm_name ? " for the selected processes" : "",
@@ -881,13 +920,35 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	return ret;
 }
 
+/*
+ * A file given twice would be counted twice (report -i a.json -i a.json
+ * summed silently): refused, whatever names it went by. Standard input is a
+ * copy of its own each time, and a pipe can be read once anyway.
+ */
+static int once(int fd, const char *path, struct input_result *r)
+{
+	struct stat st;
+
+	if (!strcmp(path, "-") || fstat(fd, &st) < 0)
+		return 0;
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (r->files[i].dev == (unsigned long long)st.st_dev &&
+		    r->files[i].ino == (unsigned long long)st.st_ino)
+			return err("'%s' is an input already (the same file): its exits would be "
+				   "counted twice",
+				   path);
+	r->files = xrealloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
+	r->files[r->nfiles++] = (struct input_file_id){st.st_dev, st.st_ino};
+	return 0;
+}
+
 int input_load(const char *path, const struct input_opts *o, struct input_result *r)
 {
 	int fd = open_input(path), ret;
 
 	if (fd < 0)
 		return no_input(path);
-	ret = load_fd(fd, path, o, r);
+	ret = once(fd, path, r) < 0 ? -1 : load_fd(fd, path, o, r);
 	close(fd);
 	return ret;
 }
