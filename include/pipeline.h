@@ -68,6 +68,8 @@ struct input_result {
 	uint64_t sub_folded;   /* with_sub: exits counted in an "other" sub-key row */
 	const char *isa;       /* ISA of the exit events seen ("x86_vmx"...), or NULL */
 	enum input_kind kind;  /* of the last input loaded */
+	/* its kind in words, more precise than input_kind_name() ("perf script text") */
+	const char *kind_name;
 	unsigned ninputs;
 	uint64_t wall_ns;	  /* first to last KVM event, summed over the inputs that have events */
 	bool wall_known;	  /* some input had events (not summary-only data) */

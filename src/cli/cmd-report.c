@@ -401,7 +401,7 @@ static int parts_of(const struct report_opts *o, const struct input_result *r,
 
 static void meta_of(struct render_meta *m, const struct report_opts *o, const struct input_result *r)
 {
-	*m = (struct render_meta){.kind = input_kind_name(r->kind),
+	*m = (struct render_meta){.kind = r->kind_name ? r->kind_name : input_kind_name(r->kind),
 				  .isa = r->isa,
 				  .hosts = r->hosts,
 				  .nhosts = r->nhosts,

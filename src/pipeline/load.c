@@ -739,6 +739,10 @@ static int load_text(int fd, const char *path, struct ctx *c)
 		return err("'%s': %s", path, e);
 	c->r->events += n.events;
 	c->r->text_inputs++;
+	/* what printed it: the header named all text "ftrace text", perf script's too */
+	c->r->kind_name = n.flavor == TEXT_PERF	      ? "perf script text"
+			  : n.flavor == TEXT_TRACECMD ? "trace-cmd report text"
+						      : "ftrace text";
 	if (n.not_understood && !c->r->not_understood)
 		c->r->nu_first_line = n.first_bad_line;
 	c->r->not_understood += n.not_understood;
@@ -850,8 +854,17 @@ static int check_vcpu(const struct ctx *c, const char *path)
 	for (int v = 0; v < 4096; v++)
 		if (c->vcpus_seen[v / 64] & (1ull << (v % 64)) && n + 12 < sizeof(list))
 			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", n ? ", " : "", v);
+	/* -p/-g left nothing at all: a list of no vCPUs would hide why */
+	if (!n && (c->o->npids || c->o->vm_name))
+		return err("'%s': no exits of vCPU %d: -p/-g selected no exits at all%s", path,
+			   (int)c->o->vcpu,
+			   c->no_map ? " (it has no thread->process map: -p matched thread ids only)"
+				     : "");
 	return err("'%s': no exits of vCPU %d%s%s%s", path, (int)c->o->vcpu,
-		   n ? " (its vCPUs: " : "", list, n ? ")" : "");
+		   !n				      ? ""
+		   : c->o->npids || c->o->vm_name ? " (the selected processes' vCPUs: "
+						  : " (its vCPUs: ",
+		   list, n ? ")" : "");
 }
 
 static int load_fd(int fd, const char *path, const struct input_opts *o, struct input_result *r)
@@ -867,6 +880,7 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	if (k == INPUT_UNKNOWN)
 		return no_input(path);
 	r->kind = k;
+	r->kind_name = input_kind_name(k);
 	r->ninputs++;
 	if (k == INPUT_PPC_REPORT || k == INPUT_PPC_DEBUGFS)
 		return load_summary(fd, path, &c);

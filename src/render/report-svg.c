@@ -365,6 +365,12 @@ int render_report_svg(FILE *f, const struct render_svg *s)
 {
 	const struct stats_row **r = xcalloc(s->v->nrows + 1, sizeof(*r));
 	size_t n = pick_rows(s->v, r), prow = (n + 1) / 2;
+
+	/* statistics only (a saved report): their min, average and max, drawn apart */
+	if (!n && s->v->nrows) {
+		free(r);
+		return render_summary_svg(f, s);
+	}
 	uint64_t st, wd;
 	bool has_tl = s->tl && stats_timeline_bins(s->tl, &st, &wd) > 0;
 	int top = 70, h = top + (int)prow * (PANEL_H + 14) + (has_tl ? TL_H : 40);
