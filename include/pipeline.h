@@ -105,15 +105,14 @@ struct input_result {
 	 */
 	const char **hosts;
 	size_t nhosts;
+	/* Some input counts exits without timing them (kvm_stat, bcc kvmexit). */
+	bool counts_only;
 	/* The files loaded (device, inode): the same one twice is refused. */
 	struct input_file_id {
 		unsigned long long dev, ino;
 	} *files;
 	size_t nfiles;
 };
-
-/* Adds hosts to r->hosts (each once; a JSON report's own list). */
-void input_add_hosts(struct input_result *r, const char *const *hosts, size_t n);
 
 /* Adds a warning to r (printf format; a duplicate of an earlier one is dropped). */
 void input_warn(struct input_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

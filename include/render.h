@@ -42,6 +42,8 @@ struct render_meta {
 	 * --ts-unit): the views' unit is "ticks", no time is said in seconds.
 	 */
 	bool ticks;
+	/* Untimed exits are an input's that counts without timing (kvm_stat, bcc), not edges. */
+	bool counts_only;
 };
 
 /* One table of a report: the whole run, or one thread/vCPU of it. */

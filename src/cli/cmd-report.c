@@ -418,7 +418,8 @@ static void meta_of(struct render_meta *m, const struct report_opts *o, const st
 				  .text_input = r->text_inputs > 0,
 				  .not_understood = r->not_understood,
 				  .nu_first_line = r->nu_first_line,
-				  .ticks = r->ts_ticks > 0};
+				  .ticks = r->ts_ticks > 0,
+				  .counts_only = r->counts_only};
 }
 
 static int print_report(struct report_opts *o, struct input_result *r)

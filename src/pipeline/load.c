@@ -17,10 +17,12 @@
 #include "decode.h"
 #include "err.h"
 #include "feed.h"
+#include "file.h"
 #include "intern.h"
 #include "pair.h"
 #include "pipeline.h"
 #include "pipeline-local.h"
+#include "peertext.h"
 #include "ppctext.h"
 #include "procmap.h"
 #include "reportjson.h"
@@ -83,6 +85,8 @@ const char *input_kind_name(enum input_kind k)
 		return "kvm-exitstat JSON report";
 	case INPUT_PERF_DATA:
 		return "perf.data, through perf script";
+	case INPUT_PEER_REPORT:
+		return "other tool's report";
 	default:
 		return "unknown";
 	}
@@ -173,6 +177,8 @@ enum input_kind input_detect(int fd)
 		return INPUT_UNKNOWN; /* binary, and not a trace.dat */
 	if (ppctext_sniff(buf, (size_t)n, &k))
 		return k;
+	if (peertext_sniff(buf, (size_t)n) != PEERTEXT_NONE)
+		return INPUT_PEER_REPORT;
 	if (text_sniff(buf, (size_t)n))
 		return INPUT_FTRACE_TXT;
 	return INPUT_UNKNOWN;
@@ -379,7 +385,8 @@ static void add_host(struct input_result *r, const char *host)
 	r->hosts[r->nhosts++] = host;
 }
 
-void input_add_hosts(struct input_result *r, const char *const *hosts, size_t n)
+/* A JSON report's own list of hosts. */
+static void add_hosts(struct input_result *r, const char *const *hosts, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		add_host(r, hosts[i]);
@@ -787,6 +794,37 @@ static int load_perfdata(int fd, const char *path, struct ctx *c)
 	return ret;
 }
 
+/* Other tools' reports (peertext.c): their rows into the summary table. */
+static int load_peer(int fd, const char *path, struct ctx *c)
+{
+	struct peertext_info info;
+	char e[256], *text;
+	size_t len;
+	int ret;
+
+	if (c->o->npids || c->o->vcpu >= 0 || c->o->vm_name || c->o->buckets)
+		return err("'%s': -p, -g, --vcpu and --buckets do not apply to another tool's "
+			   "report",
+			   path);
+	if (lseek(fd, 0, SEEK_SET) < 0 || file_read_fd(fd, &text, &len) < 0)
+		return err_errno("cannot read '%s'", path);
+	ret = peertext_parse(text, len, c->o->types, c->r->summary, &info, e, sizeof(e));
+	free(text);
+	if (ret < 0)
+		return err("'%s': %s", path, e);
+	c->r->kind_name = peertext_form_name(info.form);
+	c->r->lost_known = false;
+	c->r->counts_only |= info.form != PEERTEXT_PERF_KVM_STAT || info.times_unknown;
+	if (info.times_unknown)
+		input_warn(c->r, "'%s': %u row%s without min and max (%s prints %s): %s counted, "
+				 "not timed",
+			   path, info.times_unknown, info.times_unknown == 1 ? "" : "s",
+			   peertext_form_name(info.form),
+			   info.form == PEERTEXT_BCC_KVMEXIT ? "an average at most" : "no time",
+			   info.times_unknown == 1 ? "it is" : "they are");
+	return 0;
+}
+
 static int load_summary(int fd, const char *path, struct ctx *c)
 {
 	char e[256];
@@ -817,7 +855,7 @@ static int load_json(int fd, const char *path, const struct input_opts *o,
 	r->sub_folded += m.sub_folded;
 	r->wall_ns += m.wall_ns;
 	r->wall_known |= m.wall_known;
-	input_add_hosts(r, m.hosts, m.nhosts);
+	add_hosts(r, m.hosts, m.nhosts);
 	free(m.hosts);
 	return merge_isa(r, m.isa, path);
 }
@@ -884,6 +922,8 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	r->ninputs++;
 	if (k == INPUT_PPC_REPORT || k == INPUT_PPC_DEBUGFS)
 		return load_summary(fd, path, &c);
+	if (k == INPUT_PEER_REPORT)
+		return load_peer(fd, path, &c);
 	if (k == INPUT_REPORT_JSON)
 		return load_json(fd, path, o, r);
 	if (o->with_sub) {
