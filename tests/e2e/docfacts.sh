@@ -6,7 +6,8 @@
 # such, not "ftrace text"; report --svg of a saved report (statistics, no
 # histogram) draws each reason's min, average and max, the numbers of the
 # saved report itself; record's cost per event is one number wherever it is
-# said (README's Measured, record(1)).
+# said (README's Measured, record(1)); the README's diff sample is what diff
+# prints today for the recordings it came from (tests/fixtures/readme).
 . "$(dirname "$0")/lib.sh"
 X=tests/fixtures/lab/x86-svm/kvm-exitstat.dat
 # exitgen's own output beside the recording: its vCPU threads
@@ -70,4 +71,13 @@ check "README's Measured says record's ns/event ('$rd')" [ -n "$rd" ]
 man -l man/kvm-exitstat-record.1 2>/dev/null | tr -s ' \n' ' ' >"$TMP/rec.txt"
 check "record(1) says the same: about ${rd% *} ns, ${rd#* } marginal" \
 	grep -q "about ${rd% *} ns of CPU per event, ${rd#* } ns of it marginal" "$TMP/rec.txt"
+
+# The README's diff sample: the block after "$ kvm-exitstat diff nopv.dat pv.dat", byte for byte
+awk '/^\$ kvm-exitstat diff nopv.dat pv.dat$/ { on = 1; next } on && /^```/ { exit } on' README.md >"$TMP/readme-diff"
+check "the README shows a diff sample" test -s "$TMP/readme-diff"
+KA=$KES
+case $KA in /*) ;; *) KA=$PWD/$KA ;; esac
+(cd tests/fixtures/readme && "$KA" diff nopv.dat pv.dat) >"$TMP/diff-now" 2>/dev/null
+eq "the README's diff sample is today's output ($(diff "$TMP/readme-diff" "$TMP/diff-now" | head -4 | tr '\n' ' '))" \
+	"$(cmp -s "$TMP/readme-diff" "$TMP/diff-now" && echo same)" same
 summary
