@@ -515,7 +515,8 @@ static int decode_entry(struct text_decoder *d, struct binding *b, const char *f
 	for (int pass = 0; pass < 2 && !t; pass++) {
 		for (size_t i = b->nt; i-- > 0 && !t;) {
 			const struct exit_table *c = b->t[i];
-			if (fsys && !name_eq(c->entry_system, fsys))
+			if (fsys && !name_eq(c->entry_system, fsys) &&
+			    !(c->entry_system2 && name_eq(c->entry_system2, fsys)))
 				continue;
 			if (pass == 1 || (c->vcpu_field && text_field_get(f, c->vcpu_field)))
 				t = c;

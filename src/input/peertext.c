@@ -108,21 +108,54 @@ static bool perf_header(const char *l)
  * One row. perf's stddev is of the mean (util/stat.c stddev_stats():
  * sqrt(variance / n), the variance over n - 1): m2 = (rel * avg)^2 * n * (n - 1).
  */
+/*
+ * The name is what comes before the count (right-aligned in 40 columns, and
+ * it may hold spaces: LoongArch's "Mem Read"): the count is the first word
+ * that is a number followed by two percentages. *rest: where the count starts.
+ */
+static bool perf_name(const char *l, char *name, size_t len, const char **rest)
+{
+	const char *s = skip_ws(l), *w = s;
+	double a, b;
+	unsigned long long n;
+	int used;
+
+	while (*w) {
+		if (isdigit((unsigned char)*w) && w > s &&
+		    sscanf(w, "%llu %lf%% %lf%%%n", &n, &a, &b, &used) == 3) {
+			size_t k = (size_t)(w - s);
+
+			while (k && (s[k - 1] == ' ' || s[k - 1] == '\t'))
+				k--;
+			if (!k || k >= len)
+				return false;
+			snprintf(name, len, "%.*s", (int)k, s);
+			*rest = w;
+			return true;
+		}
+		w += strcspn(w, " \t");
+		w = skip_ws(w);
+	}
+	return false;
+}
+
 static int perf_row(struct parse *p, const char *l, bool minmax)
 {
 	char name[128];
+	const char *rest;
 	unsigned long long n;
 	double sp, tp, mn, mx, avg, rel;
 	int got;
 
-	if (minmax)
-		got = sscanf(l, " %127s %llu %lf%% %lf%% %lfus %lfus %lfus ( +-%lf%% )", name, &n, &sp,
-			     &tp, &mn, &mx, &avg, &rel);
-	else
-		got = sscanf(l, " %127s %llu %lf%% %lf%% %lfus ( +-%lf%% )", name, &n, &sp, &tp, &avg,
-			     &rel);
-	if (got != (minmax ? 8 : 6))
+	if (!perf_name(l, name, sizeof(name), &rest))
 		return 0; /* not a row: prose, "Total Samples", a timestamp */
+	if (minmax)
+		got = sscanf(rest, "%llu %lf%% %lf%% %lfus %lfus %lfus ( +-%lf%% )", &n, &sp, &tp, &mn,
+			     &mx, &avg, &rel);
+	else
+		got = sscanf(rest, "%llu %lf%% %lf%% %lfus ( +-%lf%% )", &n, &sp, &tp, &avg, &rel);
+	if (got != (minmax ? 7 : 5))
+		return 0;
 	if (!minmax || !n) {
 		add_count(p, name, -1, n);
 		p->info->times_unknown += n > 0;
