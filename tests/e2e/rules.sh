@@ -80,8 +80,8 @@ PIDS="$PIDS $!"
 PP=$(free_port)
 cat >"$TMP/prom.yml" <<EOF
 global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
+  scrape_interval: 2s
+  scrape_timeout: 1900ms
   evaluation_interval: 1s
 rule_files:
   - $PWD/$RULES
