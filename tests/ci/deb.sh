@@ -63,8 +63,11 @@ eq "apt-get install ./$(basename "$deb") ($(tail -n 2 "$TMP/apt.out" | tr '\n' '
 check "libmicrohttpd12 installed with it" sh -c "dpkg -s libmicrohttpd12 | grep -q '^Status: install ok installed'"
 eq "kvm-exitstat --version (from PATH)" "$(cd / && kvm-exitstat --version)" "kvm-exitstat $v"
 for p in kvm-exitstat kvm-exitstat-serve kvm-exitstat-report; do
-	MANPAGER=cat MANWIDTH=80 man "$p" >"$TMP/man.out" 2>"$TMP/man.err"
+	# man finds it (man -w), and it renders: -l on that path, not a formatted copy man-db
+	# may have cached from an earlier install (dpkg keeps the build's mtimes, older than it)
+	w=$(man -w "$p" 2>"$TMP/man.err")
 	rc=$?
+	[ $rc -ne 0 ] || { MANPAGER=cat MANWIDTH=80 man -l "$w" >"$TMP/man.out" 2>"$TMP/man.err"; rc=$?; }
 	if [ $rc -eq 16 ] && grep -q 'path-exclude=/usr/share/man' /etc/dpkg/dpkg.cfg.d/* 2>/dev/null; then
 		echo "NOTE: dpkg excludes /usr/share/man here: man $p not checked"
 		continue
@@ -82,7 +85,7 @@ for r in KVM_EXIT_IO KVM_EXIT_MMIO KVM_EXIT_HLT; do
 	eq "report: $r as exitgen counted" "$(awk -F, -v r="$r" '$1 == r { print $4 }' "$TMP/r.csv")" \
 		"$(sed -n "s/^total .*\<$r \([0-9]*\).*/\1/p" "$L/exitgen.out")"
 done
-eg=$(MANPAGER=cat man kvm-exitgen 2>/dev/null | sed -n 's/^ *\(\/[^ ]*kvm-exitgen\).*/\1/p' | head -n 1)
+eg=$(MANPAGER=cat man -l "$(man -w kvm-exitgen 2>/dev/null)" 2>/dev/null | sed -n 's/^ *\(\/[^ ]*kvm-exitgen\).*/\1/p' | head -n 1)
 eq "kvm-exitgen is where its man page says" "${eg:-/usr/libexec/kvm-exitstat/kvm-exitgen}" \
 	/usr/libexec/kvm-exitstat/kvm-exitgen
 check "kvm-exitgen --help runs" sh -c '/usr/libexec/kvm-exitstat/kvm-exitgen --help >/dev/null'
