@@ -13,6 +13,8 @@
 
 /* The row of time in guest: from an entry to the next exit of its thread. */
 #define KES_TIMEINGUEST "TIMEINGUEST"
+/* The reason of an exit whose event says none (32-bit ARM's "kvm_exit: PC: 0x..."). */
+#define KES_ARM32_UNKNOWN "UNKNOWN(no reason printed)"
 
 enum kes_kind {
 	KES_EXIT,   /* guest -> host (kvm_exit and its per-ISA twins) */

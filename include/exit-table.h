@@ -108,6 +108,12 @@ struct exit_table {
 	unsigned nsubkey_keys;
 
 	const char *entry_system, *entry_event; /* NULL when there is none */
+	/*
+	 * A second entry event, or NULL: LoongArch enters the guest again by
+	 * kvm_reenter when the kernel handled the exit, by kvm_enter when it went
+	 * through the VMM (perf's kvm-stat-loongarch.c ends an exit at either).
+	 */
+	const char *entry_system2, *entry_event2;
 	struct exit_match entry_match;
 
 	struct exit_name *names; /* sorted by key */

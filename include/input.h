@@ -11,6 +11,7 @@ enum input_kind {
 	INPUT_PPC_DEBUGFS, /* kernel exit-timing dump: type count min max sum sum_squared */
 	INPUT_REPORT_JSON, /* our own `report -f json`, with its histograms (merges exactly) */
 	INPUT_PERF_DATA,   /* perf record's perf.data: read through `perf script` */
+	INPUT_PEER_REPORT, /* perf kvm stat / kvm_stat / bcc kvmexit output (input/peertext.c) */
 };
 
 /*

@@ -66,15 +66,6 @@ enum {
 	LIVE_NEED_KVM = 1 << 2,	    /* the kvm tracepoints */
 	LIVE_NEED_KVM_HOST = 1 << 3, /* KVM works here: /dev/kvm or its misc device */
 };
-/*
- * Whether KVM works on this host: /dev/kvm, or (a container without it) the
- * kvm misc device the kernel registers only once KVM initialised. A kernel
- * whose kvm module did not bind (a guest without virtualisation) keeps its
- * kvm tracepoints but never fires them.
- */
-bool live_kvm_host(void);
-/* The one line that says so, naming who and what to run instead. */
-int live_no_kvm_reason(const char *who, char *errbuf, size_t errlen);
 /* 0, or -1 with a reason that names who in errbuf ("top needs root (tracefs)", "top: no ..."). */
 int live_require(unsigned need, const char *who, char *errbuf, size_t errlen);
 
@@ -157,6 +148,24 @@ size_t live_vcpu_ids(int32_t pid, int32_t **ids);
 bool live_qemu_name(char *const *argv, int argc, char *out, size_t len);
 
 /*
+ * health.c: can collector c see KVM's exits? The kvm_exit or
+ * kvm_userspace_exit tracepoint exists and is on in its instance, and the
+ * host has KVM (live_kvm_host()). False with *why saying which.
+ */
+bool live_sees_kvm(const struct live *c, const char **why);
+/* The host part of that: dev (/dev/kvm) or misc (/sys/class/misc/kvm) exists. */
+bool live_host_has_kvm(const char *dev, const char *misc);
+/*
+ * Whether KVM works on this host: /dev/kvm, or (a container without it) the
+ * kvm misc device the kernel registers only once KVM initialised. A kernel
+ * whose kvm module did not bind (a guest without virtualisation) keeps its
+ * kvm tracepoints but never fires them.
+ */
+bool live_kvm_host(void);
+/* The one line that says so, naming who and what to run instead. */
+int live_no_kvm_reason(const char *who, char *errbuf, size_t errlen);
+
+/*
  * PID namespaces (source/pidns.c): tracing filters on, and events carry, the
  * kernel's pids. live_new() refuses a namespace whose /proc cannot show
  * them (-1 with the reason); live_kernel_pid() translates a pid as this
@@ -178,6 +187,11 @@ bool live_kernel_pid_exists(int32_t kpid);
 int live_signals_install(void);
 void live_signals_child(void);
 bool live_stop_requested(void);
+/*
+ * Waits up to timeout_ms for a stopping signal (nothing else): a command
+ * with nothing to collect (serve -i) that must still end on one. 0, or -1.
+ */
+int live_wait(int timeout_ms);
 /* The stopping signal number, 0 if none. */
 int live_stop_signal(void);
 /* True once after each SIGCHLD. */

@@ -68,6 +68,8 @@ struct input_result {
 	uint64_t sub_folded;   /* with_sub: exits counted in an "other" sub-key row */
 	const char *isa;       /* ISA of the exit events seen ("x86_vmx"...), or NULL */
 	enum input_kind kind;  /* of the last input loaded */
+	/* its kind in words, more precise than input_kind_name() ("perf script text") */
+	const char *kind_name;
 	unsigned ninputs;
 	uint64_t wall_ns;	  /* first to last KVM event, summed over the inputs that have events */
 	bool wall_known;	  /* some input had events (not summary-only data) */
@@ -97,6 +99,19 @@ struct input_result {
 	 */
 	char **warnings;
 	size_t nwarnings;
+	/*
+	 * The hosts the inputs were recorded on (a trace.dat's UNAME option, a
+	 * JSON report's "hosts"), interned, each once, in the order found.
+	 */
+	const char **hosts;
+	size_t nhosts;
+	/* Some input counts exits without timing them (kvm_stat, bcc kvmexit). */
+	bool counts_only;
+	/* The files loaded (device, inode): the same one twice is refused. */
+	struct input_file_id {
+		unsigned long long dev, ino;
+	} *files;
+	size_t nfiles;
 };
 
 /* Adds a warning to r (printf format; a duplicate of an earlier one is dropped). */

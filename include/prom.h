@@ -36,6 +36,8 @@ void prom_family(struct prom_w *w, const char *name, enum prom_type type, const 
 		 const char *help);
 /* A counter, gauge or info sample of the open family. */
 void prom_sample(struct prom_w *w, const struct prom_label *l, size_t nl, uint64_t v);
+/* The same with a value that is not a whole number (seconds of CPU, a limit of 2^64). */
+void prom_sample_double(struct prom_w *w, const struct prom_label *l, size_t nl, double v);
 /*
  * A histogram sample: counts[i] samples below le_ns[i] (and not below the bound
  * before it), counts[nle] above the last; printed cumulative, bounds in seconds.

@@ -19,6 +19,8 @@ struct render_meta {
 	const char *inputs;  /* "a.dat, b.dat" */
 	const char *kind;    /* input kind name */
 	const char *isa;     /* "x86_vmx", or NULL */
+	const char *const *hosts; /* the hosts the inputs were recorded on (JSON "hosts") */
+	size_t nhosts;
 	const char *source;  /* "kvm_exit", "userspace", "summary" */
 	const char *note;    /* why this source, or NULL */
 	const char *buckets; /* timing-bucket map the rows are counted in, or NULL */
@@ -40,6 +42,8 @@ struct render_meta {
 	 * --ts-unit): the views' unit is "ticks", no time is said in seconds.
 	 */
 	bool ticks;
+	/* Untimed exits are an input's that counts without timing (kvm_stat, bcc), not edges. */
+	bool counts_only;
 };
 
 /* One table of a report: the whole run, or one thread/vCPU of it. */

@@ -19,6 +19,8 @@ struct reportjson_meta {
 	uint64_t wall_ns; /* the reports' wall spans, summed */
 	bool wall_known;  /* some report had one (wall_ns not null) */
 	const char *isa;    /* interned, or NULL */
+	const char **hosts; /* the reports' "hosts" (interned; the array malloc'd, the caller's) */
+	size_t nhosts;
 	const char *source; /* "kvm_exit", "userspace" or "summary": the table it went into */
 };
 
@@ -26,6 +28,7 @@ struct reportjson_meta {
 bool reportjson_sniff(const char *buf, size_t len);
 /*
  * Merges the report's rows into exits, uexits or summary (by its "source"),
+ * m->hosts malloc'd when 0 is returned (free it),
  * keyed by name, sub-key and, when it has per-vCPU tables, tid and vcpu.
  * 0, or -1 with the reason in errbuf.
  */

@@ -31,9 +31,16 @@ struct serve_opts {
 	const char *buckets_name;
 	const struct exit_types *types;
 	const char *version; /* for kvm_exitstat_build_info */
+	/* serve -i: these recordings' metrics instead of live ones, made once; 0: live */
+	const char *const *inputs;
+	size_t ninputs;
+	const char *web_config; /* --web-config FILE (TLS, basic auth), or NULL */
 };
 
-/* Runs until SIGINT/SIGTERM/SIGHUP. Prints its own errors; returns the exit status. */
+/*
+ * Runs until SIGINT/SIGTERM/SIGHUP (with inputs and no listen address: until
+ * the textfile is written). Prints its own errors; returns the exit status.
+ */
 int serve_run(const struct serve_opts *o);
 
 #endif

@@ -65,6 +65,7 @@ struct tracedat_info {
 	size_t procmap_len;
 	const char *clock; /* the trace clock it was recorded with ("local", "x86-tsc"), or NULL */
 	bool clock_ticks;  /* a counter clock, no TSC2NSEC: timestamps are ticks of unknown unit */
+	const char *host;  /* the host it was recorded on (its UNAME option), or NULL */
 };
 void tracedat_get_info(const struct tracedat *td, struct tracedat_info *info);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "alloc.h"
+#include "bucket-map.h"
 #include "cli-local.h"
 #include "err.h"
 
@@ -244,6 +245,33 @@ void cli_opts_help(FILE *f, const struct cli_cmd *c)
 	}
 }
 
+/*
+ * What the completion offers for an option's argument, by the argument's
+ * name in the row: its words when it has some; a FILE any file, a DIR a
+ * directory, a MAP the built-in bucket maps' names or a file. "@file" and
+ * "@dir" stand for the file system; "-": nothing.
+ */
+static void dump_completes(FILE *f, const struct cli_opt *o)
+{
+	if (o->values) {
+		for (size_t k = 0; o->values[k]; k++)
+			fprintf(f, "%s%s", k ? "," : "", o->values[k]);
+	} else if (!o->arg) {
+		fputc('-', f);
+	} else if (!strcmp(o->arg, "FILE")) {
+		fputs("@file", f);
+	} else if (!strcmp(o->arg, "DIR")) {
+		fputs("@dir", f);
+	} else if (!strcmp(o->arg, "MAP")) {
+		for (size_t k = 0; k < bucket_map_nfiles; k++)
+			fprintf(f, "%.*s,", (int)strcspn(bucket_map_files[k].file, "."),
+				bucket_map_files[k].file);
+		fputs("@file", f);
+	} else {
+		fputc('-', f);
+	}
+}
+
 void cli_opts_dump(FILE *f, const struct cli_cmd *c)
 {
 	size_t nt = count(c->opts) + 1;
@@ -255,7 +283,9 @@ void cli_opts_dump(FILE *f, const struct cli_cmd *c)
 			o->arg ? o->arg : "-");
 		for (size_t k = 0; o->values && o->values[k]; k++)
 			fprintf(f, "%s%s", k ? "," : "", o->values[k]);
-		fprintf(f, "%s\t%s%s\n", o->values ? "" : "-", o->alias_of ? "--" : "",
+		fprintf(f, "%s\t%s%s\t", o->values ? "" : "-", o->alias_of ? "--" : "",
 			o->alias_of ? o->alias_of : "-");
+		dump_completes(f, o);
+		fputc('\n', f);
 	}
 }

@@ -139,7 +139,7 @@ int cli_run(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
-		printf("kvm-exitstat %s\n", KES_VERSION);
+		printf("kvm-exitstat %s\n", cli_version);
 		return 0;
 	}
 	if (!strcmp(name, "__commands") || !strcmp(name, "__options"))

@@ -388,8 +388,10 @@ static int parts_of(const struct report_opts *o, const struct input_result *r,
 
 static void meta_of(struct render_meta *m, const struct report_opts *o, const struct input_result *r)
 {
-	*m = (struct render_meta){.kind = input_kind_name(r->kind),
+	*m = (struct render_meta){.kind = r->kind_name ? r->kind_name : input_kind_name(r->kind),
 				  .isa = r->isa,
+				  .hosts = r->hosts,
+				  .nhosts = r->nhosts,
 				  .events = r->events,
 				  .lost = r->lost,
 				  .lost_known = r->lost_known,
@@ -403,7 +405,8 @@ static void meta_of(struct render_meta *m, const struct report_opts *o, const st
 				  .text_input = r->text_inputs > 0,
 				  .not_understood = r->not_understood,
 				  .nu_first_line = r->nu_first_line,
-				  .ticks = r->ts_ticks > 0};
+				  .ticks = r->ts_ticks > 0,
+				  .counts_only = r->counts_only};
 }
 
 static int print_report(struct report_opts *o, struct input_result *r)

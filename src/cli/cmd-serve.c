@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kvm-exitstat serve: options -> serve_run(). The traced set is top's (-p,
- * -g, -a); where the metrics go is --listen and/or --textfile.
+ * -g, -a), or recordings (-i FILE: their metrics, made once); where the
+ * metrics go is --listen (with --web-config: TLS, basic authentication)
+ * and/or --textfile.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,9 @@ struct serve_args {
 	bool all, interval_set;
 	const char *types[16];
 	size_t ntypes;
+	const char *inputs[16];
+	size_t ninputs;
+	bool buffer_set;
 };
 
 enum {
@@ -38,6 +43,8 @@ enum {
 	O_MAX_ROWS,
 	O_BUFFER,
 	O_TYPES,
+	O_INPUT,
+	O_WEB_CONFIG,
 };
 
 static const struct cli_opt opts[] = {
@@ -46,9 +53,15 @@ static const struct cli_opt opts[] = {
 	    "IPv4:PORT, [IPv6]:PORT or :PORT (every IPv4 address)"),
     CLI_OPT("textfile", 'T', "DIR", O_TEXTFILE,
 	    "write DIR/kvm_exitstat.prom (atomically) each interval"),
-    CLI_OPT("interval", 'i', "SECS", O_INTERVAL,
+    CLI_OPT("interval", 0, "SECS", O_INTERVAL,
 	    "fold and render every SECS, 0.1 to 3600 (default 1;\n"
 	    "15 with --textfile and no --listen)"),
+    CLI_OPT("input", 'i', "FILE", O_INPUT,
+	    "no tracing: FILE's metrics (a recording), made once: the\n"
+	    "textfile written, then served until a signal; repeatable"),
+    CLI_OPT("web-config", 0, "FILE", O_WEB_CONFIG,
+	    "TLS and basic authentication from FILE, in node_exporter's\n"
+	    "web config format (tls_server_config, basic_auth_users)"),
     CLI_OPT("pid", 'p', "PID[,PID]", O_PID,
 	    "only these processes (VMMs) and all their threads; repeatable"),
     CLI_OPT("guest", 'g', "NAME", O_GUEST,
@@ -71,7 +84,7 @@ static void init(void *arg)
 	struct serve_args *a = arg;
 
 	*a = (struct serve_args){
-	    .o = {.interval = 1.0, .keep_gone = 300, .max_rows = 4096, .version = KES_VERSION}};
+	    .o = {.interval = 1.0, .keep_gone = 300, .max_rows = 4096, .version = cli_version}};
 }
 
 static int parse(void *arg, int id, const char *val, int value)
@@ -111,9 +124,18 @@ static int parse(void *arg, int id, const char *val, int value)
 		a->o.max_rows = v;
 		return 0;
 	case O_BUFFER:
+		a->buffer_set = true;
 		return cli_parse_buffer_kb(val, &a->o.buffer_kb);
 	case O_TYPES:
 		return cli_add_types_file(a->types, &a->ntypes, ARRAY_SIZE(a->types), val);
+	case O_INPUT:
+		if (a->ninputs == ARRAY_SIZE(a->inputs))
+			return err("too many -i files (at most %zu)", ARRAY_SIZE(a->inputs));
+		a->inputs[a->ninputs++] = val;
+		return 0;
+	case O_WEB_CONFIG:
+		a->o.web_config = val;
+		return 0;
 	}
 	return -1;
 }
@@ -126,6 +148,10 @@ static int operands(void *arg, int argc, char **argv)
 		return err("unexpected argument '%s' (see 'serve --help')", argv[0]);
 	if (a->all && (a->npids || a->guest))
 		return err("give -a or -p/-g, not both");
+	if (a->ninputs && (a->guest || a->buffer_set || a->interval_set))
+		return err("-i FILE is read once: -g, --buffer and --interval are for tracing");
+	if (a->o.web_config && !a->o.listen && a->o.textfile)
+		return err("--web-config is for --listen (the textfile is a file)");
 	if (!a->o.listen && !a->o.textfile)
 		a->o.listen = DEFAULT_LISTEN;
 	if (!a->interval_set && !a->o.listen)
@@ -149,8 +175,10 @@ static int run(void *arg)
 	a->o.pids = a->npids ? a->pids : NULL;
 	a->o.npids = a->npids;
 	a->o.types = &types;
+	a->o.inputs = a->inputs;
+	a->o.ninputs = a->ninputs;
 	/* A fleet's exporter keeps serving on such a host (its scrapes say so too), but not silently. */
-	if (!live_kvm_host()) {
+	if (!a->ninputs && !live_kvm_host()) {
 		char e[400];
 
 		live_no_kvm_reason("serve", e, sizeof(e));
@@ -160,6 +188,14 @@ static int run(void *arg)
 out:
 	exit_types_free(&types);
 	return ret;
+}
+
+/* Reading recordings needs nothing of tracing. */
+static unsigned needs_for(const void *arg)
+{
+	const struct serve_args *a = arg;
+
+	return a->ninputs ? 0 : CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM;
 }
 
 static void done(void *arg)
@@ -172,12 +208,13 @@ static void done(void *arg)
 
 const struct cli_cmd cli_cmd_serve = {
     .name = "serve",
-    .usage = "[--listen ADDR] [--textfile DIR] [options]",
+    .usage = "[--listen ADDR] [--textfile DIR] [options]\n-i FILE [--listen ADDR] [--textfile DIR] [options]",
     .summary = "Prometheus exporter: exits and handling times per VM, over HTTP or a textfile",
     .about = "A Prometheus exporter: exits, handling-time and time-in-guest histograms per VM\n"
 	     "(VMM process) and exit reason, on GET /metrics (Prometheus text or OpenMetrics)\n"
 	     "and/or in DIR/kvm_exitstat.prom for node_exporter's textfile collector. Needs\n"
-	     "root; traces in a private tracefs instance. Metrics: kvm-exitstat-serve(1).",
+	     "root; traces in a private tracefs instance. With -i FILE: a recording's metrics,\n"
+	     "made once, without tracing. Metrics: kvm-exitstat-serve(1).",
     .opts = opts,
     .size = sizeof(struct serve_args),
     .init = init,
@@ -185,5 +222,5 @@ const struct cli_cmd cli_cmd_serve = {
     .operands = operands,
     .run = run,
     .done = done,
-    .needs = CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM,
+    .needs_for = needs_for,
 };

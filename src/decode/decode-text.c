@@ -517,7 +517,8 @@ static int decode_entry(struct text_decoder *d, struct binding *b, const char *f
 	for (int pass = 0; pass < 2 && !t; pass++) {
 		for (size_t i = b->nt; i-- > 0 && !t;) {
 			const struct exit_table *c = b->t[i];
-			if (fsys && !name_eq(c->entry_system, fsys))
+			if (fsys && !name_eq(c->entry_system, fsys) &&
+			    !(c->entry_system2 && name_eq(c->entry_system2, fsys)))
 				continue;
 			if (pass == 1 || (c->vcpu_field && text_field_get(f, c->vcpu_field)))
 				t = c;
@@ -634,6 +635,32 @@ static bool vcpu_printed(const struct binding *b, const struct text_fields *f)
 	return !any;
 }
 
+/*
+ * 32-bit ARM's kvm_exit (arch/arm/kvm/trace.h, until Linux 5.7) printed
+ * "PC: 0x%08lx" and no reason at all: such an exit is counted, and timed to
+ * its entry, under a reason of its own rather than refused.
+ */
+static bool arm32_exit(const struct binding *b, const char *payload, struct kes_event *ev)
+{
+	const char *s = payload;
+
+	if (b->role != KES_EXIT)
+		return false;
+	while (*s == ' ')
+		s++;
+	if (strncmp(s, "PC: 0x", 6))
+		return false;
+	for (s += 6; *s && strchr("0123456789abcdefABCDEF", *s); s++)
+		;
+	while (*s == ' ')
+		s++;
+	if (*s)
+		return false; /* more than a PC: not that form */
+	ev->reason = intern(KES_ARM32_UNKNOWN);
+	ev->isa = intern("arm");
+	return true;
+}
+
 int text_decode(struct text_decoder *d, const struct kes_text_rec *l, struct kes_event *ev)
 {
 	struct binding *b = lookup(d, l);
@@ -660,6 +687,10 @@ int text_decode(struct text_decoder *d, const struct kes_text_rec *l, struct kes
 	switch (b->role) {
 	case KES_EXIT:
 	case KES_UEXIT:
+		if (arm32_exit(b, payload, ev)) {
+			thread_of(d, ev->tid)->exit = NULL;
+			return 1;
+		}
 		return decode_exit(d, b, fsys, &f, ev);
 	case KES_ENTRY:
 	case KES_UENTRY:

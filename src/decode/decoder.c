@@ -111,7 +111,9 @@ void decode_role_of(const struct exit_types *types, const char *sys, const char 
 	for (size_t i = 0; i < types->n && !is_exit; i++) {
 		const struct exit_table *t = &types->tables[i];
 
-		if (name_eq(t->entry_event, ev) && (!sys || name_eq(t->entry_system, sys)))
+		if ((name_eq(t->entry_event, ev) && (!sys || name_eq(t->entry_system, sys))) ||
+		    (t->entry_event2 && name_eq(t->entry_event2, ev) &&
+		     (!sys || name_eq(t->entry_system2, sys))))
 			add_table(r, t, t->kind == EXIT_TABLE_USERSPACE ? KES_UENTRY : KES_ENTRY);
 	}
 	if (!r->nt && (r->detail = exit_types_detail(types, sys, ev)))

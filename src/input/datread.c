@@ -446,6 +446,27 @@ bool datfile_clock_in_ns(const struct datfile_layout *l)
 	return false;
 }
 
+/* The second word of a UNAME option, printable characters only (a name, not a payload). */
+static void uname_host(const char *b, size_t size, char *out, size_t len)
+{
+	const char *s = memchr(b, ' ', size), *end = b + size;
+	size_t n = 0;
+
+	out[0] = 0;
+	if (!s)
+		return;
+	for (s++; s < end && *s != ' ' && *s && n + 1 < len; s++) {
+		if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f) {
+			n = 0;
+			break;
+		}
+		out[n++] = *s;
+	}
+	out[n] = 0;
+	if (!strcmp(out, "(none)")) /* the kernel's nodename when none was set */
+		out[0] = 0;
+}
+
 /* One option. Returns 0, or -1 (c->bad set when the file is to be refused). */
 static int scan_option(struct cursor *c, uint64_t id, uint64_t size, struct optscan *o,
 		       struct datfile_layout *l)
@@ -498,6 +519,12 @@ static int scan_option(struct cursor *c, uint64_t id, uint64_t size, struct opts
 		if (!(b = option_data(c, size)))
 			return -1;
 		selected_clock((const char *)b, (size_t)size, l->clock, sizeof(l->clock));
+		free(b);
+		return 0;
+	case OPT_UNAME: /* "sysname nodename release machine": the host it was recorded on */
+		if (!(b = option_data(c, size)))
+			return -1;
+		uname_host((const char *)b, (size_t)size, l->host, sizeof(l->host));
 		free(b);
 		return 0;
 	case PROCMAP_OPTION_ID: /* ours: record's thread map (procmap.h); the last one counts */

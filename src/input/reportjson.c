@@ -272,6 +272,26 @@ static int load_tables(struct ctx *c, json_object *tables, struct stats_table *t
 	return 0;
 }
 
+/* "hosts": the hosts the report's inputs were recorded on (absent from older reports). */
+static int load_hosts(struct ctx *c, json_object *root, struct reportjson_meta *m)
+{
+	json_object *h;
+
+	if (!json_object_object_get_ex(root, "hosts", &h) || json_object_is_type(h, json_type_null))
+		return 0;
+	if (!json_object_is_type(h, json_type_array))
+		return bad(c, "hosts");
+	for (size_t i = 0; i < json_object_array_length(h); i++) {
+		json_object *s = json_object_array_get_idx(h, i);
+
+		if (!json_object_is_type(s, json_type_string))
+			return bad(c, "hosts");
+		m->hosts = xrealloc(m->hosts, (m->nhosts + 1) * sizeof(*m->hosts));
+		m->hosts[m->nhosts++] = intern(json_object_get_string(s));
+	}
+	return 0;
+}
+
 static int load_meta(struct ctx *c, json_object *root, struct reportjson_meta *m)
 {
 	json_object *src = member(root, "source", json_type_string);
@@ -283,6 +303,8 @@ static int load_meta(struct ctx *c, json_object *root, struct reportjson_meta *m
 	m->source = intern(json_object_get_string(src));
 	if (isa)
 		m->isa = intern(json_object_get_string(isa));
+	if (load_hosts(c, root, m) < 0)
+		return -1;
 	if (get_u64(c, root, "events", &v) < 0)
 		return -1;
 	m->events += v;
@@ -372,6 +394,11 @@ int reportjson_parse(const char *buf, size_t len, const char *origin, struct sta
 	json_tokener_free(tok);
 	ret = load_root(&c, root, exits, uexits, summary, m);
 	json_object_put(root);
+	if (ret < 0) { /* nothing of a refused report is the caller's */
+		free(m->hosts);
+		m->hosts = NULL;
+		m->nhosts = 0;
+	}
 	return ret;
 }
 

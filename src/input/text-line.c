@@ -414,14 +414,37 @@ static int loose_head(const char *s, size_t len, struct text_line *l)
 }
 
 /* "kvm_exit: reason HLT" with no context and no time (an excerpt trimmed by hand). */
+/*
+ * "CPU 3: " before a record (published text, as some tools print the buffer
+ * a record came from): the CPU, never a time. Its length, or 0; *cpu set.
+ */
+static size_t cpu_prefix(const char *s, int32_t *cpu)
+{
+	size_t i = 4;
+	int32_t v = 0;
+
+	if (strncmp(s, "CPU ", 4) || !is_digit(s[i]))
+		return 0;
+	for (; is_digit(s[i]) && v < 100000; i++)
+		v = v * 10 + (s[i] - '0');
+	if (s[i] != ':' || !is_blank(s[i + 1]))
+		return 0;
+	*cpu = v;
+	return i + 1;
+}
+
 static int bare_record(const char *s, struct text_line *l)
 {
 	const char *p = s;
 	size_t m;
+	int32_t cpu = -1;
 
 	while (is_blank(*p))
 		p++;
-	*l = (struct text_line){.cpu = -1, .tid = -1, .loose = true};
+	p += cpu_prefix(p, &cpu);
+	while (is_blank(*p))
+		p++;
+	*l = (struct text_line){.cpu = cpu, .tid = -1, .loose = true};
 	if (is_digit(*p) || !(m = parse_event(p, l)) || l->cut || (p[m] && !is_blank(p[m]))) {
 		*l = (struct text_line){.cpu = -1};
 		return -1;
@@ -486,6 +509,10 @@ static int parse_anchors(const char *s, size_t len, bool loose, struct text_line
 		 */
 		if (!is_digit(s[i]) || (i && !is_blank(s[i - 1]) && s[i - 1] != ']') ||
 		    !(n = parse_ts(s + i, &ts, &ts_int)) || (i && s[i - 1] == ']' && !ts_int))
+			continue;
+		/* "CPU 0: kvm_exit: ..." names a CPU, it is no integer timestamp (bare_record()) */
+		if (ts_int && i >= 4 && !strncmp(s + i - 4, "CPU ", 4) &&
+		    i - 4 == strspn(s, " \t"))
 			continue;
 		const char *p = s + i + n;
 		if (*p && !is_blank(*p))

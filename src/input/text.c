@@ -47,6 +47,7 @@ struct reader {
 	char line[TEXT_MAX_LINE + 1];
 	size_t len;
 	bool cut; /* the line had more than TEXT_MAX_LINE bytes */
+	bool qp;  /* quoted-printable mail text: soft breaks joined, =XX decoded (qp_*) */
 	bool stop;
 	bool binary;
 	bool saw_tracecmd; /* "cpus=N" header */
@@ -482,6 +483,52 @@ static void take(struct reader *r, const char *s, size_t len, const struct text_
 	r->have_rec = true;
 }
 
+/*
+ * Archived mail in quoted-printable (RFC 2045): a line ends in '=' where the
+ * encoder broke it (a "soft" break, lines of at most 76 characters), and '='
+ * itself is "=3D". Such a text is taken for one from its first line of 60 to
+ * 76 characters ending in '=': from there on soft breaks join and =XX
+ * escapes are decoded. (A trace line that ends in '=' is rarer still.)
+ */
+static bool qp_soft_break(struct reader *r)
+{
+	size_t n = r->len;
+
+	if (n && r->line[n - 1] == '\r')
+		n--;
+	if (!n || r->line[n - 1] != '=' || r->cut)
+		return false;
+	if (!r->qp && (n < 60 || n > 77))
+		return false;
+	r->qp = true;
+	r->len = n - 1;
+	return true;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* =XX -> the byte, in place (quoted-printable mail only). */
+static void qp_decode(struct reader *r)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < r->len; i++) {
+		int hi, lo;
+
+		if (r->line[i] == '=' && i + 2 < r->len && (hi = hexval(r->line[i + 1])) >= 0 &&
+		    (lo = hexval(r->line[i + 2])) >= 0 && (hi || lo)) {
+			r->line[w++] = (char)(hi << 4 | lo);
+			i += 2;
+		} else {
+			r->line[w++] = r->line[i];
+		}
+	}
+	r->len = w;
+}
+
 static void one_line(struct reader *r)
 {
 	struct text_line l, *open;
@@ -490,6 +537,8 @@ static void one_line(struct reader *r)
 	bool cut = r->cut;
 
 	r->c.nlines++;
+	if (r->qp)
+		qp_decode(r);
 	len = text_clean_line(r->line, r->len, &skip);
 	s = r->line + skip;
 	r->len = 0;
@@ -539,6 +588,12 @@ static void feed(struct reader *r, const char *buf, size_t n)
 		r->cut |= take > room;
 		if (!nl)
 			return;
+		if (qp_soft_break(r)) { /* the line goes on after the newline */
+			r->c.nlines++;
+			buf = nl + 1;
+			n -= take + 1;
+			continue;
+		}
 		one_line(r);
 		buf = nl + 1;
 		n -= take + 1;

@@ -43,6 +43,7 @@ struct datfile_layout {
 	size_t procmap_len;
 	char clock[32]; /* the TRACECLOCK option's selected clock ("local", "x86-tsc"), or "" */
 	bool tsc2nsec;	/* a TSC2NSEC option: libtracecmd turns the clock's counts into ns */
+	char host[65];	/* the UNAME option's node name (the recording host), or "" */
 };
 
 /*

@@ -195,6 +195,7 @@ void tracedat_get_info(const struct tracedat *td, struct tracedat_info *info)
 	info->procmap_len = td->l.procmap_len;
 	info->clock = td->l.clock[0] ? td->l.clock : NULL;
 	info->clock_ticks = !datfile_clock_in_ns(&td->l);
+	info->host = td->l.host[0] ? td->l.host : NULL;
 }
 
 struct iter {

@@ -8,8 +8,11 @@
  * closed stderr) would leave its tracefs instance behind. Writes to a
  * closed pipe then fail with EPIPE, and the caller stops and cleans up.
  */
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include "live-local.h"
 #include "live.h"
 
@@ -89,6 +92,15 @@ void live_signals_child(void)
 const sigset_t *live_wait_mask(void)
 {
 	return installed ? &wait_mask : NULL;
+}
+
+int live_wait(int timeout_ms)
+{
+	struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
+
+	if (ppoll(NULL, 0, &ts, installed ? &wait_mask : NULL) < 0 && errno != EINTR)
+		return -1;
+	return 0;
 }
 
 bool live_stop_requested(void)

@@ -441,20 +441,6 @@ static int configure(struct live *c, const struct live_opts *o, char *errbuf, si
 	return 0;
 }
 
-bool live_kvm_host(void)
-{
-	return access("/dev/kvm", F_OK) == 0 || access("/sys/class/misc/kvm", F_OK) == 0;
-}
-
-int live_no_kvm_reason(const char *who, char *errbuf, size_t errlen)
-{
-	return err_buf(errbuf, errlen,
-		       "%s: this host has no KVM (no /dev/kvm, no kvm device in /sys/class/misc: "
-		       "see dmesg), so no VM here makes exits; run it on a KVM host, or see one "
-		       "with 'make demo' (a lab guest with KVM under QEMU)",
-		       who);
-}
-
 int live_require(unsigned need, const char *who, char *errbuf, size_t errlen)
 {
 	const char *dir;

@@ -17,10 +17,12 @@
 #include "decode.h"
 #include "err.h"
 #include "feed.h"
+#include "file.h"
 #include "intern.h"
 #include "pair.h"
 #include "pipeline.h"
 #include "pipeline-local.h"
+#include "peertext.h"
 #include "ppctext.h"
 #include "procmap.h"
 #include "reportjson.h"
@@ -48,6 +50,8 @@ void input_result_free(struct input_result *r)
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
+	free(r->hosts);
+	free(r->files);
 	*r = (struct input_result){0};
 }
 
@@ -81,6 +85,8 @@ const char *input_kind_name(enum input_kind k)
 		return "kvm-exitstat JSON report";
 	case INPUT_PERF_DATA:
 		return "perf.data, through perf script";
+	case INPUT_PEER_REPORT:
+		return "other tool's report";
 	default:
 		return "unknown";
 	}
@@ -171,6 +177,8 @@ enum input_kind input_detect(int fd)
 		return INPUT_UNKNOWN; /* binary, and not a trace.dat */
 	if (ppctext_sniff(buf, (size_t)n, &k))
 		return k;
+	if (peertext_sniff(buf, (size_t)n) != PEERTEXT_NONE)
+		return INPUT_PEER_REPORT;
 	if (text_sniff(buf, (size_t)n))
 		return INPUT_FTRACE_TXT;
 	return INPUT_UNKNOWN;
@@ -342,12 +350,46 @@ static void input_feed(struct ctx *c, const struct text_ts_unit *unit)
 	c->f = feed_new(&fo);
 }
 
-/* What the feed saw (c->fc) into the input's counts. */
+/* What the feed saw (c->fc) into the input's counts (its ISA: merge_isa()). */
 static void feed_seen(struct ctx *c)
 {
 	c->r->kvm_events += c->fc.kvm;
-	if (!c->r->isa)
-		c->r->isa = c->fc.isa;
+}
+
+/*
+ * kvm_exit reasons are the ISA's (x86's "io" is not arm64's "DABT_LOW"; the
+ * same number names other exits on VMX and SVM): inputs of two ISAs would
+ * merge into one table under the first ISA's name. Refused; userspace exits
+ * (KVM_EXIT_*, no ISA) merge across them. 0, or -1 after err().
+ */
+static int merge_isa(struct input_result *r, const char *isa, const char *path)
+{
+	if (!isa)
+		return 0;
+	if (r->isa && strcmp(r->isa, isa))
+		return err("'%s': its exits are %s's, the inputs' before it %s's: exit reasons "
+			   "of two ISAs do not merge (report them apart)",
+			   path, isa, r->isa);
+	r->isa = isa;
+	return 0;
+}
+
+/* The host an input was recorded on, once in r->hosts. */
+static void add_host(struct input_result *r, const char *host)
+{
+	host = intern(host);
+	for (size_t i = 0; i < r->nhosts; i++)
+		if (r->hosts[i] == host)
+			return;
+	r->hosts = xrealloc(r->hosts, (r->nhosts + 1) * sizeof(*r->hosts));
+	r->hosts[r->nhosts++] = host;
+}
+
+/* A JSON report's own list of hosts. */
+static void add_hosts(struct input_result *r, const char *const *hosts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		add_host(r, hosts[i]);
 }
 
 /* The feed done: what it saw, in c->fc and the input's counts. */
@@ -500,6 +542,8 @@ static int tracedat_after(struct tracedat *td, const char *path, struct ctx *c)
 	stats_table_foreach(c->r->exits, comm_of_row, &w);
 	stats_table_foreach(c->r->uexits, comm_of_row, &w);
 	tracedat_get_info(td, &info);
+	if (info.host)
+		add_host(c->r, info.host);
 	return tallies_check(&c->tally, &info, path, c->r);
 }
 
@@ -702,6 +746,10 @@ static int load_text(int fd, const char *path, struct ctx *c)
 		return err("'%s': %s", path, e);
 	c->r->events += n.events;
 	c->r->text_inputs++;
+	/* what printed it: the header named all text "ftrace text", perf script's too */
+	c->r->kind_name = n.flavor == TEXT_PERF	      ? "perf script text"
+			  : n.flavor == TEXT_TRACECMD ? "trace-cmd report text"
+						      : "ftrace text";
 	if (n.not_understood && !c->r->not_understood)
 		c->r->nu_first_line = n.first_bad_line;
 	c->r->not_understood += n.not_understood;
@@ -746,6 +794,37 @@ static int load_perfdata(int fd, const char *path, struct ctx *c)
 	return ret;
 }
 
+/* Other tools' reports (peertext.c): their rows into the summary table. */
+static int load_peer(int fd, const char *path, struct ctx *c)
+{
+	struct peertext_info info;
+	char e[256], *text;
+	size_t len;
+	int ret;
+
+	if (c->o->npids || c->o->vcpu >= 0 || c->o->vm_name || c->o->buckets)
+		return err("'%s': -p, -g, --vcpu and --buckets do not apply to another tool's "
+			   "report",
+			   path);
+	if (lseek(fd, 0, SEEK_SET) < 0 || file_read_fd(fd, &text, &len) < 0)
+		return err_errno("cannot read '%s'", path);
+	ret = peertext_parse(text, len, c->o->types, c->r->summary, &info, e, sizeof(e));
+	free(text);
+	if (ret < 0)
+		return err("'%s': %s", path, e);
+	c->r->kind_name = peertext_form_name(info.form);
+	c->r->lost_known = false;
+	c->r->counts_only |= info.form != PEERTEXT_PERF_KVM_STAT || info.times_unknown;
+	if (info.times_unknown)
+		input_warn(c->r, "'%s': %u row%s without min and max (%s prints %s): %s counted, "
+				 "not timed",
+			   path, info.times_unknown, info.times_unknown == 1 ? "" : "s",
+			   peertext_form_name(info.form),
+			   info.form == PEERTEXT_BCC_KVMEXIT ? "an average at most" : "no time",
+			   info.times_unknown == 1 ? "it is" : "they are");
+	return 0;
+}
+
 static int load_summary(int fd, const char *path, struct ctx *c)
 {
 	char e[256];
@@ -776,9 +855,9 @@ static int load_json(int fd, const char *path, const struct input_opts *o,
 	r->sub_folded += m.sub_folded;
 	r->wall_ns += m.wall_ns;
 	r->wall_known |= m.wall_known;
-	if (!r->isa)
-		r->isa = m.isa;
-	return 0;
+	add_hosts(r, m.hosts, m.nhosts);
+	free(m.hosts);
+	return merge_isa(r, m.isa, path);
 }
 
 static int no_input(const char *path)
@@ -813,8 +892,17 @@ static int check_vcpu(const struct ctx *c, const char *path)
 	for (int v = 0; v < 4096; v++)
 		if (c->vcpus_seen[v / 64] & (1ull << (v % 64)) && n + 12 < sizeof(list))
 			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", n ? ", " : "", v);
+	/* -p/-g left nothing at all: a list of no vCPUs would hide why */
+	if (!n && (c->o->npids || c->o->vm_name))
+		return err("'%s': no exits of vCPU %d: -p/-g selected no exits at all%s", path,
+			   (int)c->o->vcpu,
+			   c->no_map ? " (it has no thread->process map: -p matched thread ids only)"
+				     : "");
 	return err("'%s': no exits of vCPU %d%s%s%s", path, (int)c->o->vcpu,
-		   n ? " (its vCPUs: " : "", list, n ? ")" : "");
+		   !n				      ? ""
+		   : c->o->npids || c->o->vm_name ? " (the selected processes' vCPUs: "
+						  : " (its vCPUs: ",
+		   list, n ? ")" : "");
 }
 
 static int load_fd(int fd, const char *path, const struct input_opts *o, struct input_result *r)
@@ -830,9 +918,12 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	if (k == INPUT_UNKNOWN)
 		return no_input(path);
 	r->kind = k;
+	r->kind_name = input_kind_name(k);
 	r->ninputs++;
 	if (k == INPUT_PPC_REPORT || k == INPUT_PPC_DEBUGFS)
 		return load_summary(fd, path, &c);
+	if (k == INPUT_PEER_REPORT)
+		return load_peer(fd, path, &c);
 	if (k == INPUT_REPORT_JSON)
 		return load_json(fd, path, o, r);
 	if (o->with_sub) {
@@ -872,6 +963,8 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 			   c.unplaced == 1 ? "it" : "them");
 	if (ret == 0 && o->vcpu >= 0)
 		ret = check_vcpu(&c, path);
+	if (ret == 0)
+		ret = merge_isa(r, c.fc.isa, path);
 	if (ret == 0 && r->kvm_events == before)
 		return err("'%s': no KVM exit events%s%s", path,
 			   o->npids || o->vm_name ? " for the selected processes" : "",
@@ -881,13 +974,35 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	return ret;
 }
 
+/*
+ * A file given twice would be counted twice (report -i a.json -i a.json
+ * summed silently): refused, whatever names it went by. Standard input is a
+ * copy of its own each time, and a pipe can be read once anyway.
+ */
+static int once(int fd, const char *path, struct input_result *r)
+{
+	struct stat st;
+
+	if (!strcmp(path, "-") || fstat(fd, &st) < 0)
+		return 0;
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (r->files[i].dev == (unsigned long long)st.st_dev &&
+		    r->files[i].ino == (unsigned long long)st.st_ino)
+			return err("'%s' is an input already (the same file): its exits would be "
+				   "counted twice",
+				   path);
+	r->files = xrealloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
+	r->files[r->nfiles++] = (struct input_file_id){st.st_dev, st.st_ino};
+	return 0;
+}
+
 int input_load(const char *path, const struct input_opts *o, struct input_result *r)
 {
 	int fd = open_input(path), ret;
 
 	if (fd < 0)
 		return no_input(path);
-	ret = load_fd(fd, path, o, r);
+	ret = once(fd, path, r) < 0 ? -1 : load_fd(fd, path, o, r);
 	close(fd);
 	return ret;
 }

@@ -124,6 +124,35 @@ static void head(FILE *f, const struct render_diff_opts *o, int h)
 	fputs("</text>\n", f);
 }
 
+/*
+ * A tick of an axis ending at xmax, in the one unit xmax calls for: "0 s,
+ * 0.5 s, 1 s" (not "0 ns" then seconds), "0, 2M, 4M" (not 7-digit numbers
+ * running into each other 50 px apart).
+ */
+static void fmt_tick(char *buf, size_t len, double v, double xmax, enum panel p)
+{
+	static const struct {
+		double div;
+		const char *unit;
+	} time_units[] = {{1e9, " s"}, {1e6, " ms"}, {1e3, " &#181;s"}, {1, " ns"}},
+	  count_units[] = {{1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}};
+	size_t i = 0;
+
+	if (p == P_SHARE) {
+		snprintf(buf, len, "%g%%", v);
+		return;
+	}
+	if (p == P_COUNT) {
+		while (i + 1 < 4 && xmax < count_units[i].div)
+			i++;
+		snprintf(buf, len, "%g%s", v / count_units[i].div, v ? count_units[i].unit : "");
+		return;
+	}
+	while (i + 1 < 4 && xmax < time_units[i].div)
+		i++;
+	snprintf(buf, len, "%g%s", v / time_units[i].div, time_units[i].unit);
+}
+
 static void grid(FILE *f, enum panel p, double xmax, int rows_h)
 {
 	double x0 = panel_x(p);
@@ -134,7 +163,7 @@ static void grid(FILE *f, enum panel p, double xmax, int rows_h)
 	for (int k = 0; k <= 4; k++) {
 		double x = x0 + PANEL_W * k / 4.0;
 
-		fmt_value(tick, sizeof(tick), xmax * k / 4, p, true);
+		fmt_tick(tick, sizeof(tick), xmax * k / 4, xmax, p);
 		fprintf(f,
 			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>"
 			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#666\" "

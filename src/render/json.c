@@ -123,6 +123,10 @@ void render_json(FILE *f, const struct render_opts *o, const struct render_meta 
 	jsonw_str(&w, "inputs", m->inputs);
 	jsonw_str(&w, "input_kind", m->kind);
 	jsonw_str(&w, "isa", m->isa);
+	jsonw_arr_open(&w, "hosts");
+	for (size_t i = 0; i < m->nhosts; i++)
+		jsonw_str(&w, NULL, m->hosts[i]);
+	jsonw_arr_close(&w);
 	jsonw_str(&w, "source", m->source);
 	jsonw_str(&w, "note", m->note);
 	jsonw_str(&w, "buckets", m->buckets);

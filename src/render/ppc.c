@@ -34,9 +34,8 @@ static void header(FILE *f, const struct render_meta *m, const char *unit)
 	else
 		fprintf(f, "# lost events: unknown (the input does not record drop counts)\n");
 	if (m->untimed)
-		fprintf(f,
-			"# %llu exits at the trace edges (or after a loss) counted but not timed\n",
-			(unsigned long long)m->untimed);
+		fprintf(f, "# %llu exits %s counted but not timed\n", (unsigned long long)m->untimed,
+			m->counts_only ? "of a tool that times none" : "at the trace edges (or after a loss)");
 	if (m->sub_folded)
 		fprintf(f, "# %llu exits past the sub-key cap counted in @other rows\n",
 			(unsigned long long)m->sub_folded);
@@ -93,7 +92,12 @@ static void block(FILE *f, const struct render_block *b, const struct render_met
 
 		if (r->timed) /* a row of count 0 would divide by it */
 			row(f, r);
-		if (r->untimed)
+		if (r->untimed && m->counts_only)
+			fprintf(f, "# %s: %llu exit%s counted, not timed (the input gives no time)%s\n",
+				term_safe(render_row_name(r, buf, sizeof(buf)), shown, sizeof(shown)),
+				(unsigned long long)r->untimed, r->untimed == 1 ? "" : "s",
+				r->timed ? "" : ", so no row");
+		else if (r->untimed)
 			fprintf(f, "# %s: %llu exit%s not timed (no entry after %s: trace edge, VMM exit "
 				   "or loss)%s\n",
 				term_safe(render_row_name(r, buf, sizeof(buf)), shown, sizeof(shown)),

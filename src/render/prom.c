@@ -97,7 +97,7 @@ static void put_labels(struct prom_w *w, const struct prom_label *l, size_t nl, 
 	fputc('}', w->f);
 }
 
-void prom_sample(struct prom_w *w, const struct prom_label *l, size_t nl, uint64_t v)
+static void put_name(struct prom_w *w, const struct prom_label *l, size_t nl)
 {
 	fputs(w->fam, w->f);
 	if (w->type == PROM_COUNTER)
@@ -105,7 +105,25 @@ void prom_sample(struct prom_w *w, const struct prom_label *l, size_t nl, uint64
 	else if (w->type == PROM_INFO)
 		fputs("_info", w->f);
 	put_labels(w, l, nl, NULL);
+}
+
+void prom_sample(struct prom_w *w, const struct prom_label *l, size_t nl, uint64_t v)
+{
+	put_name(w, l, nl);
 	fprintf(w->f, " %llu\n", (unsigned long long)v);
+}
+
+void prom_sample_double(struct prom_w *w, const struct prom_label *l, size_t nl, double v)
+{
+	char b[40];
+
+	/* a whole number below 2^53 as one (20000, not 2e+04): exact either way */
+	if (v == (double)(long long)v && v > -9007199254740992.0 && v < 9007199254740992.0)
+		snprintf(b, sizeof(b), "%lld", (long long)v);
+	else
+		prom_fmt_double(b, sizeof(b), v);
+	put_name(w, l, nl);
+	fprintf(w->f, " %s\n", b);
 }
 
 void prom_histogram(struct prom_w *w, const struct prom_label *l, size_t nl, const uint64_t *le_ns,

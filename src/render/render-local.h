@@ -55,6 +55,8 @@ void diff_fmt_spans(char *buf, size_t len, const struct render_diff_opts *o);
 
 /* s as XML character data or an attribute value (& < > " escaped): the SVG renderers. */
 void svg_text(FILE *f, const char *s);
+/* summary-svg.c: report --svg of statistics without histograms (saved reports). 0 or -1. */
+int render_summary_svg(FILE *f, const struct render_svg *s);
 
 /* A CSV cell, quoted only when it must be (RFC 4180). */
 void csv_quote(FILE *f, const char *s);

@@ -165,19 +165,54 @@ static void time_ticks(FILE *f, const struct axis *a, int y)
 	}
 }
 
+/* About 6 px a character at font-size 10: enough to keep a label inside the plot. */
+#define CHAR_W 6
+
+/*
+ * A quantile's dashed line and its label, on row dy. The label goes right of
+ * the line, or left of it where it would leave the plot (a p99 near the
+ * axis's end was clipped at the panel's edge).
+ */
 static void marker(FILE *f, const struct axis *a, const char *cls, double ns, const char *color,
 		   int dy)
 {
 	char t[24];
 	double x = ax_x(a, ns);
+	size_t w;
+	bool left;
 
 	fmt_ns(t, sizeof(t), ns);
+	w = (strlen(cls) + 1 + strlen(t)) * CHAR_W;
+	left = x + 3 + (double)w > PLOT_X + PLOT_W;
 	fprintf(f,
 		"<line class=\"%s\" data-ns=\"%.1f\" x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
 		"stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"4 2\"/>"
-		"<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"%s\">%s %s</text>\n",
-		cls, ns, x, PLOT_Y - 4 + dy, x, PLOT_Y + PLOT_H, color, x + 3, PLOT_Y + 6 + dy,
-		color, cls, t);
+		"<text class=\"%s-label\" x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"%s\"%s>%s "
+		"%s</text>\n",
+		cls, ns, x, PLOT_Y - 4 + dy, x, PLOT_Y + PLOT_H, color, cls, left ? x - 3 : x + 3,
+		PLOT_Y + 6 + dy, color, left ? " text-anchor=\"end\"" : "", cls, t);
+}
+
+/*
+ * The count axis, log(1 + n): a tick at 0 and at each power of ten up to the
+ * largest bin (ticked at 0 and the maximum only, it read as linear), the
+ * maximum itself when it is not one.
+ */
+static void count_ticks(FILE *f, uint64_t max, double ly)
+{
+	for (double v = 1; v <= (double)max; v *= 10) {
+		double y = PLOT_Y + PLOT_H - log10(1 + v) / ly * PLOT_H;
+		char c[24];
+
+		snprintf(c, sizeof(c), "%.0f", v);
+		if (v >= 1e3)
+			snprintf(c, sizeof(c), v >= 1e6 ? "%gM" : "%gk", v >= 1e6 ? v / 1e6 : v / 1e3);
+		fprintf(f,
+			"<line class=\"ytick\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+			"stroke=\"#eee\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+			"font-size=\"10\" fill=\"#555\">%s</text>\n",
+			PLOT_X, y, PLOT_X + PLOT_W, y, PLOT_X - 4, y + 3, c);
+	}
 }
 
 static void hist_panel(FILE *f, const struct stats_row *r, const struct axis *a, int px, int py,
@@ -218,18 +253,17 @@ static void hist_panel(FILE *f, const struct stats_row *r, const struct axis *a,
 			(unsigned long long)d->n[k], lo, x0, PLOT_Y + PLOT_H - h,
 			x1 - x0 > 0.6 ? x1 - x0 - 0.3 : 0.6, h);
 	}
-	/* count axis: 1 and the largest bin, log scale */
+	/* count axis: log(1 + n), ticked at 0 and each power of ten (count_ticks()) */
 	fprintf(
 	    f,
 	    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>"
-	    "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\" fill=\"#555\">%llu</text>"
 	    "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\" fill=\"#555\">0</text>"
 	    "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#555\" transform=\"rotate(-90 %d "
 	    "%d)\" "
 	    "text-anchor=\"middle\">exits (log)</text>\n",
-	    PLOT_X, PLOT_Y, PLOT_X, PLOT_Y + PLOT_H, PLOT_X - 4, PLOT_Y + 8,
-	    (unsigned long long)d->max, PLOT_X - 4, PLOT_Y + PLOT_H, 14, PLOT_Y + PLOT_H / 2, 14,
-	    PLOT_Y + PLOT_H / 2);
+	    PLOT_X, PLOT_Y, PLOT_X, PLOT_Y + PLOT_H, PLOT_X - 4, PLOT_Y + PLOT_H, 14,
+	    PLOT_Y + PLOT_H / 2, 14, PLOT_Y + PLOT_H / 2);
+	count_ticks(f, d->max, ly);
 	marker(f, a, "p50", r->p50 * unit_ns, "#2e7d32", 0);
 	marker(f, a, "p99", r->p99 * unit_ns, "#c62828", 12);
 	fputs("</g>\n", f);
@@ -287,6 +321,46 @@ static void fmt_count(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.3gM", v / 1e6);
 }
 
+/*
+ * The timeline's time axis: ticks at round multiples (1, 2 or 5 x 10^k s,
+ * 4 to 10 of them) in one unit, not at quarters of the span (0.0047 s,
+ * 0.011 s).
+ */
+static void time_axis_ticks(FILE *f, double span, int x0, int pw, int y)
+{
+	static const double m[] = {1, 2, 5};
+	double step = 1, div = 1;
+	const char *unit = "s";
+
+	if (!(span > 0))
+		return;
+	for (double e = pow(10, floor(log10(span)) - 1);; e *= 10) {
+		size_t i;
+
+		for (i = 0; i < 3 && span / (m[i] * e) > 10; i++)
+			;
+		if (i < 3) {
+			step = m[i] * e;
+			break;
+		}
+	}
+	if (step < 1e-6)
+		div = 1e-9, unit = "ns";
+	else if (step < 1e-3)
+		div = 1e-6, unit = "\xc2\xb5s";
+	else if (step < 1)
+		div = 1e-3, unit = "ms";
+	for (double t = 0; t <= span * (1 + 1e-9); t += step) {
+		double x = x0 + pw * t / span;
+
+		fprintf(f,
+			"<line class=\"xtick\" data-s=\"%g\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			"y2=\"%d\" stroke=\"#999\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
+			"font-size=\"10\" fill=\"#555\">%g %s</text>\n",
+			t, x, y, x, y + 4, x, y + 14, round(t / div * 1e6) / 1e6, unit);
+	}
+}
+
 static void timeline(FILE *f, const struct stats_timeline *tl, int y0, const char *what)
 {
 	uint64_t start, width;
@@ -312,18 +386,17 @@ static void timeline(FILE *f, const struct stats_timeline *tl, int y0, const cha
 		"%s, over the recording (bins of %.3g s)</text>\n",
 		(unsigned long long)width, nbins, y0 + 20, what, wsec);
 	for (int k = 0; k <= 4; k++) {
-		double y = py + ph - ph * k / 4.0, x = x0 + pw * k / 4.0;
+		double y = py + ph - ph * k / 4.0;
 		char c[16];
 
 		fmt_count(c, sizeof(c), ymax * k / 4);
 		fprintf(f,
 			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>"
 			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\" "
-			"fill=\"#555\">%s</text>"
-			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" "
-			"fill=\"#555\">%.2gs</text>\n",
-			x0, y, x0 + pw, y, x0 - 4, y + 3, c, x, py + ph + 14, span * k / 4);
+			"fill=\"#555\">%s</text>\n",
+			x0, y, x0 + pw, y, x0 - 4, y + 3, c);
 	}
+	time_axis_ticks(f, span, x0, pw, py + ph);
 	fprintf(f,
 		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555\">"
 		"time since the first exit</text>\n",
@@ -365,6 +438,12 @@ int render_report_svg(FILE *f, const struct render_svg *s)
 {
 	const struct stats_row **r = xcalloc(s->v->nrows + 1, sizeof(*r));
 	size_t n = pick_rows(s->v, r), prow = (n + 1) / 2;
+
+	/* statistics only (a saved report): their min, average and max, drawn apart */
+	if (!n && s->v->nrows) {
+		free(r);
+		return render_summary_svg(f, s);
+	}
 	uint64_t st, wd;
 	bool has_tl = s->tl && stats_timeline_bins(s->tl, &st, &wd) > 0;
 	int top = 70, h = top + (int)prow * (PANEL_H + 14) + (has_tl ? TL_H : 40);

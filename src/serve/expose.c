@@ -73,6 +73,38 @@ static void counters(struct prom_w *w, const struct serve_meta *m, uint64_t capp
 	prom_family(w, "kvm_exitstat_label_sets", PROM_GAUGE, NULL,
 		    "Label sets exposed (exit reasons and time-in-guest rows of every VM).");
 	prom_sample(w, NULL, 0, rows);
+	prom_family(w, "kvm_exitstat_collector_success", PROM_GAUGE, NULL,
+		    "1 when the collector can see KVM's exits (the kvm_exit or "
+		    "kvm_userspace_exit tracepoint on, and /dev/kvm or a kvm module), 0 when "
+		    "it cannot: no series then means no data, not no exits.");
+	prom_sample(w, NULL, 0, m->sees_kvm);
+}
+
+/* The process_* families every Prometheus client library exports. */
+static void process(struct prom_w *w, const struct serve_process *p)
+{
+	if (!p->ok)
+		return;
+	prom_family(w, "process_cpu_seconds", PROM_COUNTER, "seconds",
+		    "Total user and system CPU time spent in seconds.");
+	prom_sample_double(w, NULL, 0, p->cpu_s);
+	prom_family(w, "process_open_fds", PROM_GAUGE, NULL, "Number of open file descriptors.");
+	prom_sample(w, NULL, 0, p->open_fds);
+	prom_family(w, "process_max_fds", PROM_GAUGE, NULL,
+		    "Maximum number of open file descriptors.");
+	prom_sample_double(w, NULL, 0, p->max_fds);
+	prom_family(w, "process_virtual_memory_bytes", PROM_GAUGE, "bytes",
+		    "Virtual memory size in bytes.");
+	prom_sample(w, NULL, 0, p->vsize);
+	prom_family(w, "process_virtual_memory_max_bytes", PROM_GAUGE, "bytes",
+		    "Maximum amount of virtual memory available in bytes.");
+	prom_sample_double(w, NULL, 0, p->vmax);
+	prom_family(w, "process_resident_memory_bytes", PROM_GAUGE, "bytes",
+		    "Resident memory size in bytes.");
+	prom_sample(w, NULL, 0, p->rss);
+	prom_family(w, "process_start_time_seconds", PROM_GAUGE, "seconds",
+		    "Start time of the process since unix epoch in seconds.");
+	prom_sample_double(w, NULL, 0, p->start_s);
 }
 
 static void exits(struct prom_w *w, const struct serve_series *const *r, size_t n, bool per_vcpu)
@@ -122,6 +154,7 @@ int serve_expose(struct serve_store *s, const struct serve_meta *m, bool openmet
 		return -1;
 	prom_start(&w, f, openmetrics);
 	counters(&w, m, serve_store_capped(s), n);
+	process(&w, &m->proc);
 	exits(&w, r, n, m->per_vcpu);
 	hists(&w, r, n, m->per_vcpu, false);
 	hists(&w, r, n, m->per_vcpu, true);

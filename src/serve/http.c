@@ -14,8 +14,10 @@
  * scraper accepts it (Prometheus does).
  *
  * GET (and HEAD, which libmicrohttpd answers as GET without a body) of
- * /metrics only; anything else is 404 or 405. Connections time out after
- * 10 s of silence, at most 32 at once and 8 per client address.
+ * /metrics only; anything else is 404 or 405 (/ too: kvm-exitstat-serve(1)).
+ * Connections time out after 10 s of silence, at most 32 at once and 8 per
+ * client address. With --web-config: TLS (GnuTLS, through libmicrohttpd)
+ * and basic authentication, checked before anything else (http-auth.c).
  */
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -52,6 +54,7 @@ struct serve_http {
 	atomic_ullong served[2]; /* /metrics answered: text, OpenMetrics */
 	atomic_ullong pending;	 /* = asked, for the collector's lock-free look */
 	unsigned port;
+	const struct serve_webconfig *wc; /* TLS and users, or NULL */
 };
 
 static void page_put(void *cls)
@@ -167,18 +170,20 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_len, void **con_cls)
 {
+	struct serve_http *h = cls;
+	enum MHD_Result denied;
+
 	(void)version;
 	(void)upload;
 	(void)con_cls;
+	if (serve_http_auth(M, h->wc, c, &denied) < 0)
+		return denied;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only\n", "GET, HEAD");
 	if (*upload_len)
 		return reply(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n", NULL);
 	if (!strcmp(url, "/metrics"))
-		return metrics(cls, c);
-	if (!strcmp(url, "/"))
-		return reply(c, MHD_HTTP_OK, "kvm-exitstat serve: the metrics are at /metrics\n",
-			     NULL);
+		return metrics(h, c);
 	return reply(c, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n", NULL);
 }
 
@@ -219,8 +224,31 @@ static int parse_addr(const char *s, struct sockaddr_storage *ss, char *e, size_
 		       s);
 }
 
-struct serve_http *serve_http_start(const char *addr, char *errbuf, size_t errlen)
+/* TLS from the web config: libmicrohttpd's options, ended by MHD_OPTION_END; 0 or -1. */
+static int tls_options(const struct serve_webconfig *wc, struct MHD_OptionItem *o, char *prio,
+		       size_t plen, unsigned *flags, char *errbuf, size_t errlen)
 {
+	size_t n = 0;
+
+	if (wc && wc->cert_pem) {
+		if (M->is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+			return err_buf(errbuf, errlen,
+				       "this libmicrohttpd has no TLS: cannot serve HTTPS");
+		*flags |= MHD_USE_TLS;
+		o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, wc->cert_pem};
+		o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, wc->key_pem};
+		o[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
+						 (void *)serve_webconfig_priorities(wc, prio, plen)};
+	}
+	o[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	return 0;
+}
+
+struct serve_http *serve_http_start(const char *addr, const struct serve_webconfig *wc,
+				    char *errbuf, size_t errlen)
+{
+	struct MHD_OptionItem tls[4];
+	char prio[128];
 	struct sockaddr_storage ss;
 	struct serve_http *h;
 	const union MHD_DaemonInfo *info;
@@ -234,15 +262,20 @@ struct serve_http *serve_http_start(const char *addr, char *errbuf, size_t errle
 		return NULL;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	if (tls_options(wc, tls, prio, sizeof(prio), &flags, errbuf, errlen) < 0)
+		return NULL;
 	h = xcalloc(1, sizeof(*h));
+	h->wc = wc;
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_cond_init(&h->fresh, NULL);
 	h->d = M->start_daemon(flags, 0, NULL, NULL, answer, h, MHD_OPTION_SOCK_ADDR, &ss,
 				MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_CONNECTION_LIMIT,
-				32u, MHD_OPTION_PER_IP_CONNECTION_LIMIT, 8u, MHD_OPTION_END);
+				32u, MHD_OPTION_PER_IP_CONNECTION_LIMIT, 8u, MHD_OPTION_ARRAY, tls,
+				MHD_OPTION_END);
 	if (!h->d) {
-		err_buf(errbuf, errlen, "cannot listen on %s (in use, or not an address here)",
-			addr);
+		err_buf(errbuf, errlen,
+			"cannot listen on %s (in use, or not an address here%s)", addr,
+			flags & MHD_USE_TLS ? "; or the TLS certificate and key do not load" : "");
 		pthread_mutex_destroy(&h->mu);
 		pthread_cond_destroy(&h->fresh);
 		free(h);

@@ -52,6 +52,10 @@ const struct serve_mhd *serve_mhd(char *errbuf, size_t errlen)
 	SYM(add_response_header, MHD_add_response_header);
 	SYM(queue_response, MHD_queue_response);
 	SYM(destroy_response, MHD_destroy_response);
+	SYM(is_feature_supported, MHD_is_feature_supported);
+	SYM(basic_auth_get_username_password, MHD_basic_auth_get_username_password);
+	SYM(queue_basic_auth_fail_response, MHD_queue_basic_auth_fail_response);
+	SYM(free, MHD_free);
 	loaded = true; /* kept open for the process: its threads may still run its code */
 	return &fns;
 }

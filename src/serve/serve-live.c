@@ -126,6 +126,11 @@ void serve_live_counts(const struct serve_live *s, struct serve_live_counts *c)
 	*c = (struct serve_live_counts){.events = s->events, .lost = lost, .gaps = s->l->gaps};
 }
 
+bool serve_live_sees_kvm(const struct serve_live *s, const char **why)
+{
+	return live_sees_kvm(s->l->c, why);
+}
+
 void serve_live_free(struct serve_live *s)
 {
 	if (!s)

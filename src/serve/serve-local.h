@@ -60,6 +60,13 @@ void serve_live_counts(const struct serve_live *l, struct serve_live_counts *c);
 /* Removes the tracefs instance first. */
 void serve_live_free(struct serve_live *l);
 
+/* The collector sees KVM's exits (live_sees_kvm()); *why when it does not. */
+bool serve_live_sees_kvm(const struct serve_live *l, const char **why);
+
+/* serve-file.c: serve -i: each row of the inputs to fn, once; *c their counts. 0, or -1 after err(). */
+int serve_file_load(const struct serve_opts *o, void (*fn)(const struct serve_row *r, void *arg),
+		    void *arg, struct serve_live_counts *c);
+
 /* ------------------------------------------------------------------------ */
 /* store.c */
 
@@ -108,10 +115,29 @@ size_t serve_store_rows(struct serve_store *s, const struct serve_series *const 
 uint64_t serve_store_capped(const struct serve_store *s);
 
 /* ------------------------------------------------------------------------ */
+/* process.c: the exporter's own process, the Prometheus client libraries' process_* */
+
+struct serve_process {
+	bool ok;		   /* read; false: the page leaves process_* out */
+	double cpu_s;		   /* user + system */
+	uint64_t rss, vsize;	   /* bytes */
+	double vmax;		   /* RLIMIT_AS, bytes (RLIM_INFINITY: 2^64) */
+	uint64_t open_fds;	   /* now */
+	double max_fds;		   /* RLIMIT_NOFILE (soft) */
+	unsigned long long start_ticks; /* since boot, in clock ticks */
+	double start_s;		   /* since the epoch */
+};
+
+/* /proc/self now. 0, or -1 (p->ok false). */
+int serve_process_read(struct serve_process *p);
+
+/* ------------------------------------------------------------------------ */
 /* expose.c */
 
 struct serve_meta {
 	const char *version;
+	bool sees_kvm; /* kvm_exitstat_collector_success */
+	struct serve_process proc;
 	const char *buckets; /* the bucket map's name, or NULL */
 	bool per_vcpu;
 	struct serve_live_counts live;
@@ -127,12 +153,38 @@ int serve_expose(struct serve_store *s, const struct serve_meta *m, bool openmet
 int serve_gzip(const char *in, size_t len, char **out, size_t *outlen);
 
 /* ------------------------------------------------------------------------ */
+/* webconfig.c: --web-config FILE, node_exporter's web config format */
+
+struct serve_webconfig {
+	char *cert_file, *key_file; /* resolved against the config file's directory */
+	char *cert_pem, *key_pem;   /* their contents; NULL: no TLS */
+	int min_version, max_version; /* 10..13 (TLS 1.x), 0: not given */
+	struct {
+		char *name, *hash; /* bcrypt */
+	} *users;
+	size_t nusers; /* 0: no authentication */
+};
+
+/* Reads and checks the file and the PEM files it names. NULL with errbuf. */
+struct serve_webconfig *serve_webconfig_load(const char *path, char *errbuf, size_t errlen);
+/* The GnuTLS priority string of the TLS versions allowed (into buf). */
+const char *serve_webconfig_priorities(const struct serve_webconfig *w, char *buf, size_t len);
+/* Does pass match user's bcrypt hash? (Unknown users take as long as a wrong password.) */
+bool serve_webconfig_check(const struct serve_webconfig *w, const char *user, const char *pass);
+void serve_webconfig_free(struct serve_webconfig *w);
+
+/* ------------------------------------------------------------------------ */
 /* http.c */
 
 struct serve_http;
 
-/* Listens on addr ("HOST:PORT", HOST a literal IPv4 or [IPv6]; port 0: any). NULL with errbuf. */
-struct serve_http *serve_http_start(const char *addr, char *errbuf, size_t errlen);
+/*
+ * Listens on addr ("HOST:PORT", HOST a literal IPv4 or [IPv6]; port 0: any),
+ * with TLS and/or basic authentication when wc says (NULL: plain HTTP, no
+ * authentication; wc must outlive the server). NULL with errbuf.
+ */
+struct serve_http *serve_http_start(const char *addr, const struct serve_webconfig *wc,
+				    char *errbuf, size_t errlen);
 /* The port it listens on (useful with port 0). */
 unsigned serve_http_port(const struct serve_http *h);
 /* A page in its formats, malloc'd; gz NULL when not made. */
@@ -158,6 +210,17 @@ void serve_http_publish(struct serve_http *h, uint64_t answers, struct serve_pag
 void serve_http_stop(struct serve_http *h);
 
 /* ------------------------------------------------------------------------ */
+/* http-auth.c */
+
+struct serve_mhd;
+/*
+ * A request that wc's basic_auth_users does not let in is answered 401
+ * here: -1 with *ret to return. 0: go on (no users, or the right password).
+ */
+int serve_http_auth(const struct serve_mhd *m, const struct serve_webconfig *wc,
+		    struct MHD_Connection *c, enum MHD_Result *ret);
+
+/* ------------------------------------------------------------------------ */
 /* mhd.c: the libmicrohttpd calls http.c makes, from the library opened at run time */
 
 struct serve_mhd {
@@ -171,6 +234,11 @@ struct serve_mhd {
 	__typeof__(MHD_add_response_header) *add_response_header;
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
+	/* --web-config */
+	__typeof__(MHD_is_feature_supported) *is_feature_supported;
+	__typeof__(MHD_basic_auth_get_username_password) *basic_auth_get_username_password;
+	__typeof__(MHD_queue_basic_auth_fail_response) *queue_basic_auth_fail_response;
+	__typeof__(MHD_free) *free;
 };
 
 /* The library's functions (opened once, then kept), or NULL with errbuf set. */

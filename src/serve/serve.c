@@ -6,11 +6,16 @@
  * the store and retires gone VMs (and writes the textfile); when a scrape
  * has asked for a page, it folds and renders one for it. Rendering and file
  * writes happen here, never in the HTTP threads, and we never wait for them.
+ *
+ * serve -i FILE has no collector: the recordings are loaded into the store
+ * once (serve-file.c), the textfile written once, and the HTTP server
+ * answers with pages of that store until a signal.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include "err.h"
 #include "live.h"
@@ -25,7 +30,9 @@ struct serve {
 	struct serve_live *live;
 	struct serve_store *store;
 	struct serve_http *http;
+	struct serve_webconfig *wc;
 	uint64_t answered; /* HTTP requests a page was made for */
+	struct serve_live_counts file; /* serve -i: the inputs' counts */
 	char path[4096];
 };
 
@@ -63,7 +70,13 @@ static int write_textfile(struct serve *s, const char *buf, size_t len)
 	FILE *f = of ? outfile_stdio(of, "w", e, sizeof(e)) : NULL;
 	int ret = 0;
 
-	if (!f) {
+	/*
+	 * 0644 whatever the umask: node_exporter runs as its own user (Debian:
+	 * prometheus) and must read it; umask 027 gave node_textfile_scrape_error.
+	 */
+	if (f && !outfile_is_stream(of) && fchmod(outfile_fd(of), 0644) < 0) {
+		ret = err_errno("cannot make '%s' readable", s->path);
+	} else if (!f) {
 		ret = err("%s", e);
 	} else {
 		size_t n = fwrite(buf, 1, len, f);
@@ -100,7 +113,16 @@ static int render(struct serve *s, bool http, bool file)
 	struct serve_page text, om = {0};
 	int ret = 0;
 
-	serve_live_counts(s->live, &m.live);
+	if (s->live) {
+		const char *why;
+
+		serve_live_counts(s->live, &m.live);
+		m.sees_kvm = serve_live_sees_kvm(s->live, &why);
+	} else {
+		m.live = s->file;
+		m.sees_kvm = true; /* the inputs had KVM events, or loading them failed */
+	}
+	serve_process_read(&m.proc);
 	if (s->http) {
 		m.http = true;
 		serve_http_served(s->http, &m.scrapes_text, &m.scrapes_om);
@@ -158,30 +180,66 @@ static int loop(struct serve *s)
 	return 0;
 }
 
-static int setup(struct serve *s)
+/* serve -i: the recordings' pages until a signal; the textfile was written by setup. */
+static int loop_file(struct serve *s)
+{
+	while (s->http && !live_stop_requested()) {
+		if (live_wait(TICK_MS) < 0)
+			return err_errno("waiting");
+		if (serve_http_pending(s->http) > s->answered && render(s, true, false) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int start_collector(struct serve *s)
 {
 	char e[512];
 
-	if (s->o->textfile && snprintf(s->path, sizeof(s->path), "%s/%s", s->o->textfile,
-				       TEXTFILE_NAME) >= (int)sizeof(s->path))
-		return err("textfile directory name too long");
-	if (live_signals_install() < 0)
-		return err_errno("cannot install signal handlers");
 	s->live = serve_live_new(s->o, e, sizeof(e));
 	if (!s->live)
 		return err("%s", e);
 	if (serve_live_start(s->live) < 0)
 		return err_errno("cannot start tracing");
+	return 0;
+}
+
+static int start_http(struct serve *s)
+{
+	char e[512];
+
+	if (s->o->web_config && !(s->wc = serve_webconfig_load(s->o->web_config, e, sizeof(e))))
+		return err("%s", e);
+	s->http = serve_http_start(s->o->listen, s->wc, e, sizeof(e));
+	if (!s->http)
+		return err("%s", e);
+	err_info("kvm-exitstat: serving %s://%s/metrics (port %u)%s\n",
+		 s->wc && s->wc->cert_pem ? "https" : "http", s->o->listen, serve_http_port(s->http),
+		 s->wc && s->wc->nusers ? ", basic authentication" : "");
+	if (s->wc && s->wc->nusers && !s->wc->cert_pem)
+		err_info("kvm-exitstat: warning: basic authentication without TLS: passwords "
+			 "cross the network in clear\n");
+	return 0;
+}
+
+static int setup(struct serve *s)
+{
+	if (s->o->textfile && snprintf(s->path, sizeof(s->path), "%s/%s", s->o->textfile,
+				       TEXTFILE_NAME) >= (int)sizeof(s->path))
+		return err("textfile directory name too long");
+	if (live_signals_install() < 0)
+		return err_errno("cannot install signal handlers");
 	s->store = serve_store_new(s->o->max_rows, s->o->per_vcpu);
-	/* After the signal mask is set: the server thread inherits it and never takes them. */
-	if (s->o->listen) {
-		s->http = serve_http_start(s->o->listen, e, sizeof(e));
-		if (!s->http)
-			return err("%s", e);
-		err_info("kvm-exitstat: serving http://%s/metrics (port %u)\n", s->o->listen,
-			 serve_http_port(s->http));
+	if (s->o->ninputs) {
+		if (serve_file_load(s->o, add_row, s->store, &s->file) < 0)
+			return -1;
+	} else if (start_collector(s) < 0) {
+		return -1;
 	}
-	if (s->o->textfile)
+	/* After the signal mask is set: the server thread inherits it and never takes them. */
+	if (s->o->listen && start_http(s) < 0)
+		return -1;
+	if (s->o->textfile && !s->o->ninputs)
 		err_info("kvm-exitstat: writing %s every %g s\n", s->path, s->o->interval);
 	/* A first page at once; a textfile that cannot be written ends us here. */
 	return render(s, s->http != NULL, s->o->textfile != NULL);
@@ -190,10 +248,11 @@ static int setup(struct serve *s)
 int serve_run(const struct serve_opts *o)
 {
 	struct serve s = {.o = o};
-	int ret = setup(&s) < 0 ? -1 : loop(&s);
+	int ret = setup(&s) < 0 ? -1 : o->ninputs ? loop_file(&s) : loop(&s);
 
 	/* The server first: its thread reads pages, not the store. Then the instance. */
 	serve_http_stop(s.http);
+	serve_webconfig_free(s.wc);
 	serve_live_free(s.live);
 	serve_store_free(s.store);
 	return ret < 0 ? 1 : 0;

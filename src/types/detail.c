@@ -176,6 +176,7 @@ void exit_types_events(const struct exit_types *types, unsigned needs,
 	for (size_t i = 0; i < types->n; i++) {
 		once(&s, types->tables[i].exit_system, types->tables[i].exit_event, fn, arg);
 		once(&s, types->tables[i].entry_system, types->tables[i].entry_event, fn, arg);
+		once(&s, types->tables[i].entry_system2, types->tables[i].entry_event2, fn, arg);
 	}
 	if (!(needs & EXIT_NEED_DETAILS))
 		return;

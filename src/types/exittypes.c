@@ -394,9 +394,14 @@ static int d_exit(struct parser *p, const struct args *a)
 	return event_arg(p, a->argv[1], &cur(p)->exit_system, &cur(p)->exit_event);
 }
 
+/* "entry SYSTEM:EVENT [SYSTEM:EVENT]": the second an other way in (LoongArch's). */
 static int d_entry(struct parser *p, const struct args *a)
 {
-	return event_arg(p, a->argv[1], &cur(p)->entry_system, &cur(p)->entry_event);
+	if (event_arg(p, a->argv[1], &cur(p)->entry_system, &cur(p)->entry_event) < 0)
+		return -1;
+	if (a->argc < 3)
+		return 0;
+	return event_arg(p, a->argv[2], &cur(p)->entry_system2, &cur(p)->entry_event2);
 }
 
 static int d_reason(struct parser *p, const struct args *a)
@@ -833,7 +838,7 @@ static const struct directive directives[] = {
     {"reason", 1, 3, 0, ONCE_REASON, d_reason},
     {"match", 2, 2, 0, ONCE_MATCH, d_match},
     {"vcpu", 1, 1, 0, ONCE_VCPU, d_vcpu},
-    {"entry", 1, 1, 0, ONCE_ENTRY, d_entry},
+    {"entry", 1, 2, 0, ONCE_ENTRY, d_entry},
     {"entry-match", 2, 2, 0, ONCE_ENTRY_MATCH, d_entry_match},
     {"subreason", 3, 3, 0, ONCE_SUB, d_subreason},
     {"error", 1, 1, 0, ONCE_ERROR, d_error},

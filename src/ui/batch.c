@@ -103,7 +103,7 @@ static void batch_events(FILE *f, int lw, const struct ui_view *v, const struct 
 	const char *part[3] = {host, isa, what};
 
 	snprintf(host, sizeof(host), "kvm-exitstat top: host %s", h->host);
-	snprintf(isa, sizeof(isa), "ISA %s", h->machine);
+	snprintf(isa, sizeof(isa), "ISA %s", v->isa ? v->isa : h->machine);
 	snprintf(what, sizeof(what), "events: every kvm:* tracepoint (%zu), counts", v->nevents);
 	fold_line(f, h->width, ", ", part, 3);
 	vms_line(f, v, h, dt, false);

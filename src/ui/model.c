@@ -374,7 +374,8 @@ void ui_model_build(struct ui_view *v, const struct watch *l, const struct watch
 
 	*v = (struct ui_view){0};
 	v->src = choose_source(v, l, st);
-	v->isa = v->src == WATCH_UEXITS ? "userspace" : v->src == WATCH_EVENTS ? NULL : l->isa;
+	/* the events view names the ISA the exits view does (its kvm_exits are decoded too) */
+	v->isa = v->src == WATCH_UEXITS ? "userspace" : l->isa;
 	v->nevents = l->nevnames;
 	header_facts(v, l, vs);
 	r = fold(l->total[v->src], f);

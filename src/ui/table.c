@@ -144,7 +144,7 @@ static void draw_header(const struct ui_view *v, const struct ui_state *st,
 	char evs[32];
 
 	put(0, 0, A_BOLD, "kvm-exitstat top - host %s  ISA %s  %s%s%s", h->host,
-	    v->src == WATCH_EXITS && v->isa ? v->isa : h->machine, source_text(v),
+	    v->src != WATCH_UEXITS && v->isa ? v->isa : h->machine, source_text(v),
 	    h->buckets ? "  buckets " : "", h->buckets ? h->buckets : "");
 	if (v->events_s >= 1e6)
 		snprintf(evs, sizeof(evs), "%.2fM", v->events_s / 1e6);

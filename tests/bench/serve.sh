@@ -2,7 +2,7 @@
 # Benchmark group "serve": what the exporter costs on one host (README,
 # "serve at scale"). Not pass/fail. For 1 and 2 vCPUs of exitgen at its top
 # rate (`out` in a loop, the userspace-exit path: ~7 events per exit), two
-# sizes each (IO_SERVE and IO_SERVE/4 exits per vCPU), serve -p PID -i 1
+# sizes each (IO_SERVE and IO_SERVE/4 exits per vCPU), serve -p PID --interval 1
 # runs under rusage while a scraper GETs /metrics every second; it is
 # stopped when exitgen ends. Printed per case:
 #   exits/s     exitgen's exits / its elapsed time (the rate served)
@@ -35,7 +35,7 @@ one() {
 	E=$!
 	wait_for "$T/eg" '^exitgen: pid'
 	rm -f "$T/ru"
-	"$RUSAGE" -o "$T/ru" -- "$KES" serve -p "$E" --listen 127.0.0.1:0 -i 1 2>"$T/err" &
+	"$RUSAGE" -o "$T/ru" -- "$KES" serve -p "$E" --listen 127.0.0.1:0 --interval 1 2>"$T/err" &
 	R=$!
 	wait_for "$T/err" serving
 	P=$(port_of "$T/err")
@@ -76,7 +76,7 @@ for v in 1 2; do
 done
 sleep 30 &
 S=$!
-"$RUSAGE" -o "$T/ru" -- "$KES" serve -p $S --listen 127.0.0.1:0 -i 1 2>"$T/err" &
+"$RUSAGE" -o "$T/ru" -- "$KES" serve -p $S --listen 127.0.0.1:0 --interval 1 2>"$T/err" &
 R=$!
 wait_for "$T/err" serving
 sleep 10

@@ -62,11 +62,13 @@ check "top --slower-than past an hour: refused" grep -qx "kvm-exitstat: bad --sl
 "$KES" top -f json --bogus >"$TMP/out" 2>"$TMP/err"
 check "top -f json is a regex: the error is text" grep -q "^kvm-exitstat: top: unknown option" "$TMP/err"
 
-# --version and -V; help CMD is CMD --help; help of no such command is a usage error.
+# --version and -V (tools/version.sh's: 1.2, 1.2-3-gabc1234, -dirty); help CMD is CMD
+# --help; help of no such command is a usage error.
 for v in --version -V; do
 	"$KES" $v >"$TMP/out" 2>"$TMP/err"
 	eq "$v: exit status" $? 0
-	check "$v: 'kvm-exitstat VERSION' on stdout ($(cat "$TMP/out"))" grep -qx 'kvm-exitstat [0-9][0-9.]*' "$TMP/out"
+	check "$v: 'kvm-exitstat VERSION' on stdout ($(cat "$TMP/out"))" \
+		grep -qxE 'kvm-exitstat [0-9][0-9.]*(-[0-9]+-g[0-9a-f]+)?(-dirty|-unknown)?' "$TMP/out"
 done
 for c in $("$KES" __commands); do
 	"$KES" help "$c" >"$TMP/out" 2>"$TMP/err"

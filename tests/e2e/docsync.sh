@@ -4,7 +4,13 @@
 # (kvm-exitstat __options CMD, the option table itself) is in CMD --help, in
 # the OPTIONS of man/kvm-exitstat-CMD.1 and in the bash completion, with its
 # words where it takes some; every option a man page documents exists; every
-# command is in kvm-exitstat --help and kvm-exitstat(1).
+# command is in kvm-exitstat --help and kvm-exitstat(1). And the command lines
+# the documentation shows (tests/tools/doc-examples.py): every SYNOPSIS names
+# only options its command has, and all of them unless it says [options]
+# (kvm-exitstat(1)'s every command, kvm-exitgen(1)'s every option of exitgen
+# --help); every example of the README and of the man pages' EXAMPLES uses a
+# command, options and option words that exist, and make targets the
+# Makefile has.
 . "$(dirname "$0")/lib.sh"
 COMPLETION=completion/kvm-exitstat
 case $KES in /*) ;; *) KES=$PWD/$KES ;; esac
@@ -37,7 +43,7 @@ for c in $(cat "$TMP/cmds"); do
 	man_options "man/kvm-exitstat-$c.1" >"$TMP/man"
 	complete_words "$c" - >"$TMP/copts"
 	tr '\t' ' ' <"$TMP/opts" >"$TMP/opts.sp"
-	while read -r lng shrt arg values alias; do
+	while read -r lng shrt arg values alias completes; do
 		for o in $lng $shrt; do
 			[ "$o" = - ] && continue
 			check "$c $o: in --help" grep -qE -- "(^| )$o( |,|$)" "$TMP/chelp"
@@ -58,4 +64,13 @@ complete_words help "" >"$TMP/chelp"
 eq "completion of 'help ': the commands" "$(tr '\n' , <"$TMP/chelp")" "$(sort -u "$TMP/cmds" | tr '\n' ,)"
 complete_words "" >"$TMP/c0"
 for w in help --version -V; do check "completion offers $w" has_word "$TMP/c0" "$w"; done
+
+EG=${EXITGEN:-build/exitgen}
+case $EG in /*) ;; *) EG=$PWD/$EG ;; esac
+python3 tests/tools/doc-examples.py "$KES" "$EG" >"$TMP/dex" 2>&1
+grep '^FAIL' "$TMP/dex"
+dp=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$TMP/dex")
+df=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$TMP/dex")
+[ -n "$dp" ] || { bad "doc-examples.py ran ($(tail -n 2 "$TMP/dex"))"; dp=0 df=0; }
+P=$((P + dp)) F=$((F + df))
 summary

@@ -52,7 +52,7 @@ E=$!
 PIDS="$PIDS $E"
 wait_line "$TMP/eg.out" '^exitgen: pid'
 
-"$KES" serve -p "$E" --listen 127.0.0.1:0 -i 0.5 --keep-gone 20 2>"$TMP/serve.err" &
+"$KES" serve -p "$E" --listen 127.0.0.1:0 --interval 0.5 --keep-gone 20 2>"$TMP/serve.err" &
 S=$!
 bg
 wait_line "$TMP/serve.err" 'serving'
@@ -130,6 +130,11 @@ eq "no counter reset" "$(q "sum(resets(kvm_exitstat_exits_total{pid=\"$E\"}[5m])
 eq "scrapes were never stale or failed (the longest took $(q 'max_over_time(scrape_duration_seconds{job="kvm-exitstat"}[5m])') s)" \
 	"$(q 'min_over_time(up{job="kvm-exitstat"}[5m])')" 1
 eq "no lost events" "$(q 'kvm_exitstat_lost_events_total')" 0
+eq "the collector sees KVM (kvm_exitstat_collector_success)" "$(q 'kvm_exitstat_collector_success')" 1
+eq "process_start_time_seconds is serve's (/proc/$S/stat)" \
+	"$(q 'floor(process_start_time_seconds{job="kvm-exitstat"})')" \
+	"$(awk -v b="$(awk '/^btime/ { print $2 }' /proc/stat)" -v t="$(getconf CLK_TCK)" \
+		'{ printf "%d", b + $22 / t }' "/proc/$S/stat")"
 # source="kvm_exit", where it fires: each reason its rule's count over
 # exitgen's, and the same counts as the recording made beside serve
 if [ -n "$EXIT_RULES" ]; then
@@ -162,7 +167,8 @@ check "OpenMetrics counter family named without _total" \
 check "Prometheus itself negotiated OpenMetrics" [ "$(q 'kvm_exitstat_scrapes_total{format="openmetrics"} > 0')" != none ]
 check "gzip when asked" grep -qi '^content-encoding: gzip' "$TMP/gz.hdr"
 gunzip -c <"$TMP/gz.bin" >"$TMP/gz.txt" 2>/dev/null
-check "the gzip'd page is the exposition" sh -c "promtool check metrics <'$TMP/gz.txt' >/dev/null 2>&1 && grep -q '^kvm_exitstat_exits_total{pid=\"$E\"' '$TMP/gz.txt'"
+promtool check metrics <"$TMP/gz.txt" >"$TMP/gzcheck.out" 2>&1
+check "the gzip'd page is the exposition ($(head -c 300 "$TMP/gzcheck.out"); $(grep -c "pid=\"$E\"" "$TMP/gz.txt") rows of exitgen)" sh -c "promtool check metrics <'$TMP/gz.txt' >/dev/null 2>&1 && grep -q '^kvm_exitstat_exits_total{pid=\"$E\"' '$TMP/gz.txt'"
 check "smaller gzip'd ($(wc -c <"$TMP/gz.bin") of $(wc -c <"$TMP/gz.txt") bytes)" [ "$(wc -c <"$TMP/gz.bin")" -lt "$(wc -c <"$TMP/gz.txt")" ]
 eq "POST is refused" "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$SP/metrics")" 405
 eq "other paths are 404" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SP/x")" 404
@@ -276,7 +282,7 @@ cp "$EXITGEN" "$TMP/e\"g\\x"
 E2=$!
 PIDS="$PIDS $E2"
 wait_line "$TMP/eg2.out" '^exitgen: pid'
-"$KES" serve -a --textfile "$TMP/tf" -i 0.3 2>"$TMP/serve2.err" &
+"$KES" serve -a --textfile "$TMP/tf" --interval 0.3 2>"$TMP/serve2.err" &
 S2=$!
 bg
 # "writing" comes once serve traces: then exitgen may start (a fixed 3 s delay
@@ -286,7 +292,7 @@ wait_line "$TMP/serve2.err" 'writing'
 # host it may find exitgen's 2 s over, "no process", and never reach the
 # FIFO; the lab host once had serve exit 1 without the FIFO's message)
 mkfifo "$TMP/fifo/kvm_exitstat.prom"
-"$KES" serve -p "$E2" --textfile "$TMP/fifo" -i 0.3 2>"$TMP/serve3.err" &
+"$KES" serve -p "$E2" --textfile "$TMP/fifo" --interval 0.3 2>"$TMP/serve3.err" &
 S3=$!
 bg
 kill -USR1 $E2
@@ -302,7 +308,7 @@ check "the VM name is escaped" grep -q 'vm="e\\"g\\\\x"' "$TMP/tf/kvm_exitstat.p
 eq "no temporary file left beside it" "$(ls -A "$TMP/tf")" kvm_exitstat.prom
 wait $S3
 eq "serve over a FIFO textfile: exit status" "$?" 1
-check "the FIFO is refused ($(head -c 200 "$TMP/serve3.err"))" grep -q 'FIFO nobody reads' "$TMP/serve3.err"
+check "the FIFO is refused ($(head -c 300 "$TMP/serve3.err"))" grep -q 'FIFO nobody reads' "$TMP/serve3.err"
 check "... and still a FIFO" [ -p "$TMP/fifo/kvm_exitstat.prom" ]
 kill -INT $S2
 wait $S2
@@ -314,7 +320,7 @@ check "no kvm-exitstat instance of ours left" sh -c "[ ! -d /sys/kernel/tracing/
 mkdir "$TMP/fakemhd"
 printf 'int kes_not_libmicrohttpd;\n' >"$TMP/fakemhd/f.c"
 if cc -shared -fPIC -o "$TMP/fakemhd/libmicrohttpd.so.12" "$TMP/fakemhd/f.c" 2>"$TMP/fakemhd/cc.err"; then
-	LD_LIBRARY_PATH=$TMP/fakemhd "$KES" serve --listen 127.0.0.1:0 -i 0.5 >"$TMP/mhd.out" 2>"$TMP/mhd.err" &
+	LD_LIBRARY_PATH=$TMP/fakemhd "$KES" serve --listen 127.0.0.1:0 --interval 0.5 >"$TMP/mhd.out" 2>"$TMP/mhd.err" &
 	M=$!
 	PIDS="$PIDS $M"
 	wait $M

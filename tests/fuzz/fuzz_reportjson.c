@@ -17,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_render(x, true);
 		fuzz_render(u, true);
 		fuzz_render(s, false);
+		free(m.hosts);
 	}
 	stats_table_free(x);
 	stats_table_free(u);

@@ -45,7 +45,7 @@ static void test_builtin_loads(void)
 {
 	static const char *const isas[] = {"x86_vmx",	    "x86_svm",	     "arm64",	  "s390",
 					   "ppc_book3s_hv", "ppc_book3s_pr", "ppc_booke", "riscv",
-					   "userspace",	    "ppc_timing",    "detail"};
+					   "userspace",	    "ppc_timing",    "detail",	  "loongarch"};
 	char err[256];
 
 	CHECK(exit_types_load_builtin(&set, err, sizeof(err)) == 0, "%s", err);

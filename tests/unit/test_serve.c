@@ -4,7 +4,9 @@
  * the fixed le bounds (exact: checked against counting the samples
  * directly), the exposition text (escaping, cumulative buckets, the two
  * formats' names), the store's cap and retention, and the output files
- * (atomic replace; a FIFO or a symlink is refused, not replaced).
+ * (atomic replace; a FIFO or a symlink is refused, not replaced); the
+ * non-integer samples (process_*), the collector-health gauge's host test,
+ * the web config's TLS versions and password check.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 #include "harness.h"
 #include "intern.h"
+#include "live.h"
 #include "outfile.h"
 #include "prom.h"
 #include "stats.h"
@@ -264,8 +267,94 @@ static void test_outfile(void)
 	CHECK(system(e) == 0, "cleanup");
 }
 
+static void render_double(double v, char **buf)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(buf, &len);
+	struct prom_w w;
+
+	prom_start(&w, f, false);
+	prom_family(&w, "g", PROM_GAUGE, NULL, "h");
+	prom_sample_double(&w, NULL, 0, v);
+	fclose(f);
+}
+
+static void test_prom_double(void)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} c[] = {{20000, "g 20000\n"},	    {0.01, "g 0.01\n"},
+		 {1796560930.41, "g 1796560930.41\n"}, {0, "g 0\n"},
+		 {18446744073709551615.0, "g 1.8446744073709552e+19\n"}};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *t = NULL, *l;
+
+		render_double(c[i].v, &t);
+		l = t ? strstr(t, "\ng ") : NULL;
+
+		CHECK(l && !strcmp(l + 1, c[i].want), "%.17g: %s", c[i].v, t);
+		free(t);
+	}
+}
+
+/* The gauge's host part: /dev/kvm or the kvm misc device, either will do. */
+static void test_health(void)
+{
+	char d[] = "/tmp/kes-health.XXXXXX", dev[64], mod[64];
+
+	CHECK(mkdtemp(d) != NULL, "mkdtemp");
+	snprintf(dev, sizeof(dev), "%s/kvm", d);
+	snprintf(mod, sizeof(mod), "%s/misc-kvm", d);
+	CHECK(!live_host_has_kvm(dev, mod), "neither: no KVM");
+	CHECK(mkdir(mod, 0755) == 0, "mkdir");
+	CHECK(live_host_has_kvm(dev, mod), "the misc device only");
+	CHECK(rmdir(mod) == 0 && close(open(dev, O_CREAT | O_WRONLY, 0600)) == 0, "a device");
+	CHECK(live_host_has_kvm(dev, mod), "/dev/kvm only");
+	unlink(dev);
+	rmdir(d);
+}
+
+/* The TLS versions a web config allows, as GnuTLS priorities; bcrypt checks (cost 4). */
+static void test_webconfig(void)
+{
+	/* python3 -c 'import crypt; print(crypt.crypt("pw", "$2b$04$" + 22 * "a"))' */
+	static const char hash[] = "$2b$04$aaaaaaaaaaaaaaaaaaaaaOqgHHdKuqfi7AP.TwHblFR2ASFq1GtMe";
+	char path[] = "/tmp/kes-web.XXXXXX", e[256], prio[128];
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct serve_webconfig *w;
+
+	CHECK(f != NULL, "mkstemp");
+	fprintf(f, "---\nbasic_auth_users:   # users\n  'al''ice': \"%s\"\n", hash);
+	fclose(f);
+	w = serve_webconfig_load(path, e, sizeof(e));
+	CHECK(w && w->nusers == 1 && !strcmp(w->users[0].name, "al'ice"), "%s", w ? "" : e);
+	if (w) {
+		CHECK(serve_webconfig_check(w, "al'ice", "pw"), "the password");
+		CHECK(!serve_webconfig_check(w, "al'ice", "pW"), "another password");
+		CHECK(!serve_webconfig_check(w, "bob", "pw"), "an unknown user");
+		CHECK(!serve_webconfig_check(w, NULL, NULL), "no user");
+		CHECK_STR(serve_webconfig_priorities(w, prio, sizeof(prio)),
+			  "NORMAL:-VERS-ALL:+VERS-TLS1.2:+VERS-TLS1.3");
+		w->min_version = 13;
+		CHECK_STR(serve_webconfig_priorities(w, prio, sizeof(prio)),
+			  "NORMAL:-VERS-ALL:+VERS-TLS1.3");
+		w->min_version = 10;
+		w->max_version = 11;
+		CHECK_STR(serve_webconfig_priorities(w, prio, sizeof(prio)),
+			  "NORMAL:-VERS-ALL:+VERS-TLS1.0:+VERS-TLS1.1");
+	}
+	serve_webconfig_free(w);
+	unlink(path);
+}
+
 int main(void)
 {
+	test_prom_double();
+	test_health();
+	test_webconfig();
 	test_fold();
 	test_prom();
 	test_store();
