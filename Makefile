@@ -177,7 +177,11 @@ BENCH_TOOLS += $(O)/tests/bench/servesim
 bench: all $(BENCH_TOOLS)
 	$(Q)O=$(O) KES=./$(BIN) EXITGEN=$(EXITGEN) sh tests/bench/run.sh
 
+# An install killed halfway (a machine restarted mid-make deps) leaves dpkg
+# "interrupted" (apt-get refuses everything until it is configured), or
+# a package unpacked before what it depends on: -f completes the install.
 deps:
+	dpkg --configure -a >/dev/null 2>&1 || apt-get install -f -y -qq
 	[ -n "$$(find /var/lib/apt/lists -name '*Packages*' -mmin -1440 2>/dev/null | head -n 1)" ] || \
 		apt-get update -qq || echo "deps: apt-get update failed in part (a mirror mid-sync?): installing from the lists it has"
 	apt-get install -y -qq --no-install-recommends make gcc clang pkg-config \
