@@ -104,6 +104,7 @@ static int render(struct serve *s, bool http, bool file)
 	if (s->http) {
 		m.http = true;
 		serve_http_served(s->http, &m.scrapes_text, &m.scrapes_om);
+		serve_http_dropped(s->http, m.dropped);
 	}
 	if (make_page(s, &m, false, gz, &text) < 0)
 		return -1;
@@ -137,6 +138,10 @@ static int loop(struct serve *s)
 	while (!live_stop_requested()) {
 		if (serve_live_poll(s->live, wait_ms(next)) < 0)
 			return err_errno("reading the trace buffers");
+		if (s->http) {
+			serve_http_woken(s->http);
+			serve_http_tick(s->http);
+		}
 		/* A scrape waits for a page made from what was read until now. */
 		if (s->http && serve_http_pending(s->http) > s->answered &&
 		    (fold(s) < 0 || render(s, true, false) < 0))
@@ -180,6 +185,7 @@ static int setup(struct serve *s)
 			return err("%s", e);
 		err_info("kvm-exitstat: serving http://%s/metrics (port %u)\n", s->o->listen,
 			 serve_http_port(s->http));
+		serve_live_set_wake(s->live, serve_http_wake_fd(s->http));
 	}
 	if (s->o->textfile)
 		err_info("kvm-exitstat: writing %s every %g s\n", s->path, s->o->interval);

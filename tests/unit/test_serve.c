@@ -3,13 +3,18 @@
  * serve's parts without a kernel: the fold of the log-linear histogram into
  * the fixed le bounds (exact: checked against counting the samples
  * directly), the exposition text (escaping, cumulative buckets, the two
- * formats' names), the store's cap and retention, and the output files
- * (atomic replace; a FIFO or a symlink is refused, not replaced).
+ * formats' names), the store's cap and retention, the output files
+ * (atomic replace; a FIFO or a symlink is refused, not replaced), and the
+ * HTTP connections' guard (bounds, deadline).
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include "harness.h"
 #include "intern.h"
 #include "outfile.h"
@@ -264,12 +269,78 @@ static void test_outfile(void)
 	CHECK(system(e) == 0, "cleanup");
 }
 
+/* A connection of address 127.0.0.`host`: our end for the guard, the client's in *peer. */
+static struct serve_conn *guard_conn(struct serve_guard *g, int host, int *peer)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000000u | host)};
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	*peer = sv[1];
+	return serve_guard_open(g, sv[0], (struct sockaddr *)&a);
+}
+
+/* The client's end sees its connection shut down (end of stream at once). */
+static bool was_dropped(int peer)
+{
+	struct pollfd p = {.fd = peer, .events = POLLIN};
+	char c;
+
+	return poll(&p, 1, 0) == 1 && recv(peer, &c, 1, MSG_DONTWAIT) == 0;
+}
+
+/*
+ * guard.c: a newcomer makes room (the slowest of its address, then of all),
+ * a request being answered is kept, a trickling one is dropped at its
+ * deadline. Unix sockets stand in for TCP ones: shutdown() is the same.
+ */
+static void test_guard(void)
+{
+	struct serve_guard *g = serve_guard_new(8, 2, 3, 0.3);
+	struct serve_conn *c[5];
+	int p[5];
+
+	CHECK(g != NULL, "the guard starts");
+	if (!g)
+		return;
+	c[0] = guard_conn(g, 10, &p[0]);
+	usleep(2000);
+	c[1] = guard_conn(g, 10, &p[1]);
+	usleep(2000);
+	CHECK(!was_dropped(p[0]) && !was_dropped(p[1]), "two of one address are kept");
+	c[2] = guard_conn(g, 10, &p[2]);
+	CHECK(was_dropped(p[0]), "a third of that address drops its oldest");
+	CHECK(!was_dropped(p[1]) && !was_dropped(p[2]), "the others of that address are kept");
+	serve_guard_answering(g, c[1]);
+	usleep(2000);
+	c[3] = guard_conn(g, 11, &p[3]);
+	CHECK(!was_dropped(p[1]) && !was_dropped(p[2]) && !was_dropped(p[3]), "three in all");
+	c[4] = guard_conn(g, 12, &p[4]);
+	CHECK(was_dropped(p[2]), "a fourth drops the one waiting longest for its request");
+	CHECK(!was_dropped(p[1]), "not the one being answered, older as it is");
+	CHECK_EQ(serve_guard_dropped(g, SERVE_DROP_ADDRESS), 1);
+	CHECK_EQ(serve_guard_dropped(g, SERVE_DROP_FULL), 1);
+	usleep(600000);
+	CHECK(was_dropped(p[3]) && was_dropped(p[4]), "requests not ended by the deadline are dropped");
+	CHECK(!was_dropped(p[1]), "a request being answered has no deadline");
+	CHECK_EQ(serve_guard_dropped(g, SERVE_DROP_DEADLINE), 2);
+	serve_guard_answered(g, c[1]);
+	usleep(600000);
+	CHECK(was_dropped(p[1]), "after its answer, a kept-alive connection's next request has one");
+	for (int i = 0; i < 5; i++) {
+		serve_guard_close(g, c[i]);
+		close(p[i]);
+	}
+	serve_guard_free(g);
+}
+
 int main(void)
 {
 	test_fold();
 	test_prom();
 	test_store();
 	test_outfile();
+	test_guard();
 	printf("%d passed, %d failed\n", t_pass, t_fail);
 	return t_fail != 0;
 }
