@@ -170,6 +170,14 @@ static int setup(struct serve *s)
 	if (s->o->textfile && snprintf(s->path, sizeof(s->path), "%s/%s", s->o->textfile,
 				       TEXTFILE_NAME) >= (int)sizeof(s->path))
 		return err("textfile directory name too long");
+	/* The directory checked before tracing starts (each write checks it again). */
+	if (s->o->textfile) {
+		struct outfile *of = outfile_open(s->path, OUTFILE_REPLACE, e, sizeof(e));
+
+		if (!of)
+			return err("%s", e);
+		outfile_free(of);
+	}
 	if (live_signals_install() < 0)
 		return err_errno("cannot install signal handlers");
 	s->live = serve_live_new(s->o, e, sizeof(e));
