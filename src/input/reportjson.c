@@ -295,6 +295,12 @@ static int load_meta(struct ctx *c, json_object *root, struct reportjson_meta *m
 	if (get_u64(c, root, "sub_folded", &v) < 0)
 		return -1;
 	m->sub_folded += v;
+	/* exits_no_thread: added with issue 29; absent from older reports */
+	if (json_object_object_get_ex(root, "exits_no_thread", &lost)) {
+		if (get_u64(c, root, "exits_no_thread", &v) < 0)
+			return -1;
+		m->threadless_exits = v;
+	}
 	/* wall_ns: added with the vCPU-time wording; absent from older reports */
 	if (json_object_object_get_ex(root, "wall_ns", &lost) &&
 	    !json_object_is_type(lost, json_type_null)) {

@@ -773,6 +773,7 @@ static int load_json(int fd, const char *path, const struct input_opts *o,
 	r->lost_known = r->lost_known && m.lost_known;
 	r->unpaired += m.untimed;
 	r->ts_backwards += m.backwards;
+	r->threadless_exits += m.threadless_exits;
 	r->sub_folded += m.sub_folded;
 	r->wall_ns += m.wall_ns;
 	r->wall_known |= m.wall_known;
@@ -854,6 +855,13 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	pair_counts_add(&pc, &c.split_pc);
 	r->unpaired += pc.untimed;
 	r->ts_backwards += pc.backwards;
+	r->threadless_exits += pc.threadless_exits;
+	if (pc.threadless)
+		input_warn(r,
+			   "'%s': %llu event%s of no thread (common_pid 0 or -1) skipped, %llu of "
+			   "them exits: not counted",
+			   path, (unsigned long long)pc.threadless, pc.threadless == 1 ? "" : "s",
+			   (unsigned long long)pc.threadless_exits);
 	if (pc.backwards)
 		input_warn(r, "'%s': %llu event%s skipped: %s timestamp went back on %s thread",
 			   path, (unsigned long long)pc.backwards, pc.backwards == 1 ? "" : "s",
