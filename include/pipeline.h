@@ -88,6 +88,8 @@ struct input_result {
 	 * ticks, and the trace's span is not known in seconds.
 	 */
 	uint64_t ts_ticks;
+	/* the first input whose times were ticks, and the first in ns (merge.c), or NULL */
+	char *ticks_from, *ns_from;
 	uint64_t not_understood;
 	uint64_t nu_first_line;
 	/*

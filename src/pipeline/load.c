@@ -45,6 +45,8 @@ void input_result_free(struct input_result *r)
 	stats_table_free(r->summary);
 	procmap_free(r->procs);
 	free(r->comms);
+	free(r->ticks_from);
+	free(r->ns_from);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
@@ -767,16 +769,8 @@ static int load_json(int fd, const char *path, const struct input_opts *o,
 	r->procs_missing = true;
 	if (reportjson_load(fd, path, r->exits, r->uexits, r->summary, &m, e, sizeof(e)) < 0)
 		return err("%s", e);
-	r->events += m.events;
-	r->kvm_events += m.events;
-	r->lost += m.lost;
-	r->lost_known = r->lost_known && m.lost_known;
-	r->unpaired += m.untimed;
-	r->ts_backwards += m.backwards;
-	r->threadless_exits += m.threadless_exits;
-	r->sub_folded += m.sub_folded;
-	r->wall_ns += m.wall_ns;
-	r->wall_known |= m.wall_known;
+	if (merge_json_meta(r, &m, path) < 0)
+		return -1;
 	if (!r->isa)
 		r->isa = m.isa;
 	return 0;
@@ -834,8 +828,11 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	r->ninputs++;
 	if (k == INPUT_PPC_REPORT || k == INPUT_PPC_DEBUGFS)
 		return load_summary(fd, path, &c);
+	uint64_t ticks_before = r->ts_ticks;
+
 	if (k == INPUT_REPORT_JSON)
-		return load_json(fd, path, o, r);
+		return load_json(fd, path, o, r) < 0 ? -1
+		       : merge_units_check(r, path, r->ts_ticks > ticks_before);
 	if (o->with_sub) {
 		stats_table_set_sub_cap(r->exits, INPUT_SUB_CAP);
 		stats_table_set_sub_cap(r->uexits, INPUT_SUB_CAP);
@@ -886,7 +883,7 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 			   o->npids && c.no_map ? " (it has no thread->process map: -p matched "
 						  "thread ids only)"
 						: "");
-	return ret;
+	return ret < 0 ? ret : merge_units_check(r, path, r->ts_ticks > ticks_before);
 }
 
 int input_load(const char *path, const struct input_opts *o, struct input_result *r)

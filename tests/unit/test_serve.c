@@ -91,10 +91,13 @@ static void families(struct prom_w *w)
 	prom_sample(w, NULL, 0, 1);
 }
 
-/* 0xff and a cut 0xc3 are no UTF-8: written as the text \xNN; "é" and C1 kept. */
+/*
+ * 0xff and a cut 0xc3 are no UTF-8: written as the text \xNN; so are the C1
+ * CSI and ESC, which a terminal acts on (they were kept raw); "é" kept.
+ */
 static void odd_label(struct prom_w *w)
 {
-	struct prom_label l[] = {{"vm", "\xff\xc2\x9b\xc3\xa9\\\xc3"}};
+	struct prom_label l[] = {{"vm", "\xff\xc2\x9b\xc3\xa9\\\xc3\033[2J"}};
 
 	prom_family(w, "x_exits", PROM_COUNTER, NULL, "h\xfe");
 	prom_sample(w, l, 1, 1);
@@ -104,7 +107,7 @@ static bool bytes_ok(void)
 {
 	char *t = render(false, odd_label);
 	bool ok = strstr(t, "# HELP x_exits_total h\\\\xfe\n") &&
-		  strstr(t, "x_exits_total{vm=\"\\\\xff\xc2\x9b\xc3\xa9\\\\\\\\xc3\"} 1\n");
+		  strstr(t, "x_exits_total{vm=\"\\\\xff\\\\xc2\\\\x9b\xc3\xa9\\\\\\\\xc3\\\\x1b[2J\"} 1\n");
 
 	if (!ok)
 		fprintf(stderr, "%s", t);
