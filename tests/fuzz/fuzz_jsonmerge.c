@@ -68,6 +68,26 @@ static struct totals totals_of(const struct input_result *r)
 	return t;
 }
 
+/*
+ * Is the report in ticks, by its own word (json-c, not the tool's reader):
+ * "unit": "ticks", or "ts_unit_known": false.
+ */
+static bool says_ticks(const uint8_t *d, size_t n)
+{
+	char *s = strndup((const char *)d, n);
+	json_object *o = json_tokener_parse(s), *v;
+	bool ticks = false;
+
+	if (o && json_object_object_get_ex(o, "unit", &v) && json_object_is_type(v, json_type_string))
+		ticks = !strcmp(json_object_get_string(v), "ticks");
+	if (o && json_object_object_get_ex(o, "ts_unit_known", &v) &&
+	    json_object_is_type(v, json_type_boolean) && !json_object_get_boolean(v))
+		ticks = true;
+	json_object_put(o);
+	free(s);
+	return ticks;
+}
+
 /* One report alone: taken, its ticks, events and totals. */
 struct alone {
 	bool ok, ticks;
@@ -85,7 +105,7 @@ static struct alone load_alone(int which, const uint8_t *d, size_t n)
 	input_result_init(&r);
 	a.ok = input_load(doc_file(which, d, n), &o, &r) == 0;
 	if (a.ok) {
-		a.ticks = r.ts_ticks > 0;
+		a.ticks = says_ticks(d, n);
 		a.events = r.events;
 		a.t = totals_of(&r);
 		a.nexits = stats_table_size(r.exits);
