@@ -60,8 +60,9 @@ static inline int pw_rec_one(void *arg, unsigned char *payload, uint32_t len)
 }
 
 /*
- * One page: its data records. The commit's low 27 bits are the data's size
- * (the kernel's flags sit above: bit 31 missed, bit 30 its count stored).
+ * One page of page_size bytes (fewer for a page the data cuts short): its
+ * data records. The commit's low 27 bits are the data's size (the kernel's
+ * flags sit above: bit 31 missed, bit 30 its count stored).
  */
 static inline enum pw_verdict pw_page(const unsigned char *page, uint32_t page_size,
 				      unsigned long_size, uint64_t *records, bool *missed)
@@ -107,18 +108,26 @@ static inline enum pw_verdict pw_page(const unsigned char *page, uint32_t page_s
 	return PW_OK;
 }
 
-/* A CPU's pages, laid out one after the other (a trailing part page is not a page). */
+/*
+ * A CPU's pages, laid out one after the other. Data that ends inside a page
+ * leaves that page cut: it is read when its header and every record its
+ * commit says it has are still there, as kbuffer would read it (a reader
+ * that does so reads no byte past the data); otherwise it is broken.
+ */
 static inline enum pw_verdict pw_pages(const unsigned char *p, uint64_t n, uint32_t page_size,
 				       unsigned long_size, uint32_t cpu, struct pw_count *c)
 {
 	uint64_t before = c->records;
 
-	for (uint64_t off = 0; off + page_size <= n; off += page_size)
-		if (pw_page(p + off, page_size, long_size, &c->records, &c->missed) != PW_OK) {
-			snprintf(c->why, sizeof(c->why), "cpu %u: a bad page at %llu", cpu,
-				 (unsigned long long)off);
+	for (uint64_t off = 0; off < n; off += page_size) {
+		uint32_t len = n - off < page_size ? (uint32_t)(n - off) : page_size;
+
+		if (pw_page(p + off, len, long_size, &c->records, &c->missed) != PW_OK) {
+			snprintf(c->why, sizeof(c->why), "cpu %u: a bad page at %llu%s", cpu,
+				 (unsigned long long)off, len < page_size ? " (cut short)" : "");
 			return PW_BAD;
 		}
+	}
 	if (cpu < PW_MAX_CPUS)
 		c->cpu[cpu] += c->records - before;
 	return PW_OK;
