@@ -132,6 +132,19 @@ static int check_chunks(struct tracedat_zstd *z, const struct datfile_cpu *cpu, 
 			z->cap = size;
 		off += 8 + (uint64_t)zsize;
 	}
+	/*
+	 * The chunks end within the data the BUFFER option gives the CPU: a
+	 * size cut to 7 bytes was read through (the chunks run on into what
+	 * follows) and reported whole, with no word (found by the page-walker
+	 * oracle, issue 29). trace-cmd before 3.2 leaves the 4-byte count out
+	 * of that size (libtracecmd 4b92132): 4 bytes more are its files'.
+	 */
+	if (off - cpu->offset > cpu->size + 4)
+		return err_buf(errbuf, errlen,
+			       "the zstd chunks of cpu %d run %llu bytes past the %llu bytes of data "
+			       "the file gives it: corrupt file",
+			       cpu->id, (unsigned long long)(off - cpu->offset - cpu->size),
+			       (unsigned long long)cpu->size);
 	return 0;
 }
 

@@ -98,6 +98,18 @@ for f in "$BAD/nostat-missed.dat" "$BAD/nostat-missed-v7z.dat"; do
 			grep -Eq '^# lost events: (unknown|at least)' "$TMP/out"
 	done
 done
+# --- zstd chunks that run past the data their CPU is given -----------------------------
+# Found by the page-walker oracle (tests/fuzz/pagewalk.h): a BUFFER option's CPU size cut
+# to 7 bytes was read through, the chunks running on past it, and reported whole with no
+# word. Made at test time by tests/tools/craftzstd.py from the real zstd recording.
+python3 tests/tools/craftzstd.py "$FIX/real/exitgen-v7z.dat" "$TMP/z-short.dat" cpu-size-short
+for fp in 0 1; do
+	KES_NO_FASTPATH=$fp "$KES" report -i "$TMP/z-short.dat" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	check "zstd chunks past their CPU's data (KES_NO_FASTPATH=$fp): refused in one line ($rc: $(head -c 160 "$TMP/err"))" \
+		sh -c "[ $rc -ne 0 ] && [ $rc -lt 128 ] && [ \$(wc -l <'$TMP/err') -eq 1 ] && grep -q 'zstd chunks of cpu 0 run .* past the 7 bytes' '$TMP/err'"
+done
+
 # The file without CPUSTAT but no flag: no warning (the flag is what is said).
 "$CRAFT" "$BASE" "$TMP/nostat.dat" option-drop 2
 "$KES" report -i "$TMP/nostat.dat" >"$TMP/out" 2>"$TMP/err"

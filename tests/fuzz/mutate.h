@@ -625,9 +625,14 @@ static inline size_t v7_rechunk(uint8_t *data, size_t size, size_t max, const st
 	return ret;
 }
 
-/* The pages or chunks of the top buffer's data; 0 when the file is not one pagewalk follows. */
+/*
+ * The pages or chunks of the top buffer's data; 0 when the file is not one
+ * pagewalk follows. A byte of a frame is not visible: zstd frames carry no
+ * checksum (trace-cmd writes none), and one may decompress to other pages
+ * that are as valid as the first.
+ */
 static inline size_t mutate_v7_data(uint8_t *data, size_t size, size_t max, struct rng *r,
-				    struct mut_desc *m)
+				    bool visible, struct mut_desc *m)
 {
 	struct pw_v7 v;
 	struct pw_count c;
@@ -657,7 +662,9 @@ static inline size_t mutate_v7_data(uint8_t *data, size_t size, size_t max, stru
 		at += 8 + (size_t)le(data + at, 4);
 	if (!count || at + 8 > size)
 		return 0;
-	switch (pick(r, 5)) {
+	size_t what = pick(r, visible ? 4 : 5);
+
+	switch (visible && what == 3 ? 4 : what) {
 	case 0: { /* the chunk count */
 		uint32_t v32 = (uint32_t)mut_value(r, count);
 
@@ -849,7 +856,7 @@ static inline size_t mutate_any(uint8_t *data, size_t size, size_t max, struct r
 	if (size > 12 && !memcmp(data, "\027\010\104tracing6", 12))
 		return mutate_v6(data, size, max, r, visible, m);
 	if (size > 12 && !memcmp(data, "\027\010\104tracing7", 12)) {
-		size_t n = pick(r, 2) ? mutate_v7_data(data, size, max, r, m) : 0;
+		size_t n = pick(r, 2) ? mutate_v7_data(data, size, max, r, visible, m) : 0;
 
 		return n ? n : mutate_v7(data, size, r, m);
 	}

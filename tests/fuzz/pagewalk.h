@@ -457,6 +457,8 @@ static inline enum pw_verdict pw_v7(const unsigned char *p, size_t n, struct pw_
 		return pw_say(c, PW_SKIP, "v7: compressed without zstd");
 	c->ncpus = v.ncpus;
 	for (uint32_t i = 0; i < v.ncpus && r == PW_OK; i++) {
+		if (!v.cpu_size[i])
+			continue; /* no data: where it would be says nothing */
 		if (v.cpu_off[i] > n || v.cpu_size[i] > n - v.cpu_off[i])
 			return pw_say(c, PW_BAD, "v7: a CPU's data past the file");
 		r = v.fly_compressed ? pw_chunks(p, n, v.cpu_off[i], v.cpu_size[i], &v, ls,
