@@ -439,6 +439,9 @@ static inline enum pw_verdict pw_chunks(const unsigned char *p, size_t n, uint64
 			return r;
 		at += csize;
 	}
+	/* the chunks are all the CPU's data (4 bytes more in trace-cmd < 3.2's files) */
+	if (at - off < size)
+		return pw_say(c, PW_BAD, "zstd: chunks that leave some of the CPU's data out");
 	return PW_OK;
 }
 

@@ -19,6 +19,7 @@
 #                    magic overwritten: found while reading, not at open
 #   cpu-size-short   the BUFFER option's size of that CPU's data := 7: its
 #                    chunks run past the data it declares (issue 29)
+#   count-zero       its chunk count := 0: its chunks leave its data unread
 import struct
 import sys
 
@@ -103,6 +104,8 @@ def main():
     elif kind == "second-frame":
         second = chunk + 8 + zsize
         d[second + 8 : second + 12] = b"\xde\xad\xbe\xef"
+    elif kind == "count-zero":
+        struct.pack_into("<I", d, count_at, 0)
     elif kind == "cpu-size-short":
         struct.pack_into("<Q", d, sizes[counts.index(count_at)], 7)
     else:
