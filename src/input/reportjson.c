@@ -233,10 +233,11 @@ static int load_block(struct ctx *c, json_object *block, struct stats_table *t)
 		struct stats_acc *into = ret == 0 ? stats_table_get(t, &k) : NULL;
 
 		if (into && !stats_acc_merge_fits(into, &a))
-			ret = err_buf(c->e, c->n,
-				      "'%s': row '%s': its counts or sum, added to the same row's of "
-				      "the inputs before it, pass 2^64: not merged",
-				      c->path, k.name);
+			ret =
+			    err_buf(c->e, c->n,
+				    "'%s': row '%s': its counts or sum, added to the same row's of "
+				    "the inputs before it, pass 2^64: not merged",
+				    c->path, k.name);
 		if (ret == 0)
 			stats_acc_merge(into, &a);
 		stats_acc_free(&a);
@@ -380,10 +381,11 @@ static int load_root(struct ctx *c, json_object *root, struct stats_table *exits
 	if (load_tables(c, tables, t) < 0)
 		return -1;
 	if (!stats_table_sums_fit(t))
-		return err_buf(c->e, c->n,
-			       "'%s': its rows' counts or sums, with those of the inputs before it, "
-			       "add up past 2^64: not merged",
-			       c->path);
+		return err_buf(
+		    c->e, c->n,
+		    "'%s': its rows' counts or sums, with those of the inputs before it, "
+		    "add up past 2^64: not merged",
+		    c->path);
 	return 0;
 }
 

@@ -143,16 +143,17 @@ static int check_chunks(struct tracedat_zstd *z, const struct datfile_cpu *cpu, 
 	uint64_t used = off - cpu->offset;
 
 	if (used > cpu->size + 4)
-		return err_buf(errbuf, errlen,
-			       "the zstd chunks of cpu %d run %llu bytes past the %llu bytes of data "
-			       "the file gives it: corrupt file",
-			       cpu->id, (unsigned long long)(used - cpu->size),
-			       (unsigned long long)cpu->size);
+		return err_buf(
+		    errbuf, errlen,
+		    "the zstd chunks of cpu %d run %llu bytes past the %llu bytes of data "
+		    "the file gives it: corrupt file",
+		    cpu->id, (unsigned long long)(used - cpu->size), (unsigned long long)cpu->size);
 	if (used < cpu->size)
-		return err_buf(errbuf, errlen,
-			       "the %u zstd chunks of cpu %d hold %llu of the %llu bytes of data the "
-			       "file gives it: corrupt file",
-			       count, cpu->id, (unsigned long long)used, (unsigned long long)cpu->size);
+		return err_buf(
+		    errbuf, errlen,
+		    "the %u zstd chunks of cpu %d hold %llu of the %llu bytes of data the "
+		    "file gives it: corrupt file",
+		    count, cpu->id, (unsigned long long)used, (unsigned long long)cpu->size);
 	return 0;
 }
 

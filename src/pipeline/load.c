@@ -831,8 +831,9 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	uint64_t ticks_before = r->ts_ticks;
 
 	if (k == INPUT_REPORT_JSON)
-		return load_json(fd, path, o, r) < 0 ? -1
-		       : merge_units_check(r, path, r->ts_ticks > ticks_before);
+		return load_json(fd, path, o, r) < 0
+			   ? -1
+			   : merge_units_check(r, path, r->ts_ticks > ticks_before);
 	if (o->with_sub) {
 		stats_table_set_sub_cap(r->exits, INPUT_SUB_CAP);
 		stats_table_set_sub_cap(r->uexits, INPUT_SUB_CAP);

@@ -47,10 +47,11 @@ int merge_units_check(struct input_result *r, const char *path, bool ticks)
 	const char *other = ticks ? r->ns_from : r->ticks_from;
 
 	if (other)
-		return err("'%s': its times are %s and those of '%s' %s: they cannot be merged into "
-			   "one table (--ts-unit says what a trace's ticks are)",
-			   path, ticks ? "ticks of a clock of unknown unit" : "in ns", other,
-			   ticks ? "in ns" : "ticks of a clock of unknown unit");
+		return err(
+		    "'%s': its times are %s and those of '%s' %s: they cannot be merged into "
+		    "one table (--ts-unit says what a trace's ticks are)",
+		    path, ticks ? "ticks of a clock of unknown unit" : "in ns", other,
+		    ticks ? "in ns" : "ticks of a clock of unknown unit");
 	if (!*first)
 		*first = xstrdup(path);
 	return 0;

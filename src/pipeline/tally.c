@@ -79,16 +79,18 @@ static void pages_only(const struct tallies *t, const char *path, struct input_r
 
 		r->lost += c->page_lost;
 		if (c->page_lost)
-			input_warn(r,
-				   "'%s': cpu %zu: its pages say %llu events were missed%s (the file "
-				   "has no CPUSTAT to check them against)",
-				   path, i, (unsigned long long)c->page_lost,
-				   c->page_lost_unknown ? ", and more of unknown number" : "");
+			input_warn(
+			    r,
+			    "'%s': cpu %zu: its pages say %llu events were missed%s (the file "
+			    "has no CPUSTAT to check them against)",
+			    path, i, (unsigned long long)c->page_lost,
+			    c->page_lost_unknown ? ", and more of unknown number" : "");
 		else if (c->page_lost_unknown)
-			input_warn(r,
-				   "'%s': cpu %zu: a page says events were missed before it, how many "
-				   "unknown (the file has no CPUSTAT to check them against)",
-				   path, i);
+			input_warn(
+			    r,
+			    "'%s': cpu %zu: a page says events were missed before it, how many "
+			    "unknown (the file has no CPUSTAT to check them against)",
+			    path, i);
 	}
 	/* pages show overwrites, never drops (overwrite off) */
 	r->lost_known = false;

@@ -202,8 +202,7 @@ static void *watch(void *arg)
 	return NULL;
 }
 
-struct serve_guard *serve_guard_new(size_t cap, unsigned per_addr, unsigned total,
-				    double deadline)
+struct serve_guard *serve_guard_new(size_t cap, unsigned per_addr, unsigned total, double deadline)
 {
 	struct serve_guard *g = xcalloc(1, sizeof(*g));
 	pthread_condattr_t ca;

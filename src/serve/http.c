@@ -62,9 +62,9 @@ struct page {
 /* A /metrics request waiting, suspended, for the page it asked for. */
 struct ask {
 	struct MHD_Connection *c;
-	uint64_t mine;	 /* its number: answered by a page made for `mine` or later */
-	double since;	 /* when it asked (monotonic s) */
-	bool waiting;	 /* suspended, in the waiting list */
+	uint64_t mine; /* its number: answered by a page made for `mine` or later */
+	double since;  /* when it asked (monotonic s) */
+	bool waiting;  /* suspended, in the waiting list */
 };
 
 struct serve_http {
@@ -75,7 +75,7 @@ struct serve_http {
 	uint64_t asked, done; /* requests for a fresh page; the last one a page answered */
 	struct ask **waiting; /* suspended requests, in the order they asked */
 	size_t nwaiting, capwaiting;
-	bool stopping;	      /* answer at once: libmicrohttpd cannot stop with one suspended */
+	bool stopping; /* answer at once: libmicrohttpd cannot stop with one suspended */
 	atomic_bool om_wanted, gz_wanted;
 	atomic_ullong served[2]; /* /metrics answered: text, OpenMetrics */
 	atomic_ullong pending;	 /* = asked, for the collector's lock-free look */
@@ -276,8 +276,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	    M->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
 	*socket_context =
-	    fd ? serve_guard_open(h->guard, fd->connect_fd, addr ? addr->client_addr : NULL)
-	       : NULL;
+	    fd ? serve_guard_open(h->guard, fd->connect_fd, addr ? addr->client_addr : NULL) : NULL;
 }
 
 /* A request answered (or given up): the connection may send the next one. */
@@ -368,14 +367,14 @@ struct serve_http *serve_http_start(const char *addr, char *errbuf, size_t errle
 	h = xcalloc(1, sizeof(*h));
 	pthread_mutex_init(&h->mu, NULL);
 	h->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	h->guard = h->wake >= 0 ? serve_guard_new(MHD_CONNS, MAX_PER_ADDR, MAX_CONNS, DEADLINE_S)
-				: NULL;
+	h->guard =
+	    h->wake >= 0 ? serve_guard_new(MHD_CONNS, MAX_PER_ADDR, MAX_CONNS, DEADLINE_S) : NULL;
 	if (h->guard)
-		h->d = M->start_daemon(
-		    flags, 0, NULL, NULL, answer, h, MHD_OPTION_SOCK_ADDR, &ss,
-		    MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_CONNECTION_LIMIT, MHD_CONNS,
-		    MHD_OPTION_NOTIFY_CONNECTION, on_connection, h, MHD_OPTION_NOTIFY_COMPLETED,
-		    on_completed, h, MHD_OPTION_END);
+		h->d =
+		    M->start_daemon(flags, 0, NULL, NULL, answer, h, MHD_OPTION_SOCK_ADDR, &ss,
+				    MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_CONNECTION_LIMIT,
+				    MHD_CONNS, MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+				    MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_END);
 	if (!h->d) {
 		err_buf(errbuf, errlen, "cannot listen on %s (in use, or not an address here)",
 			addr);

@@ -151,8 +151,7 @@ _Static_assert(SERVE_DROP_NREASONS == 3, "serve_meta.dropped has a counter per r
  * request to end after the connection was accepted or last answered. Starts
  * the watchdog thread. NULL when it cannot be started.
  */
-struct serve_guard *serve_guard_new(size_t cap, unsigned per_addr, unsigned total,
-				    double deadline);
+struct serve_guard *serve_guard_new(size_t cap, unsigned per_addr, unsigned total, double deadline);
 /*
  * A new connection (its socket, the client's address): makes room for it by
  * dropping (shutdown) the one of its address, then of all, that has waited

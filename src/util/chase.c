@@ -97,10 +97,11 @@ static int follow(struct walk *w, int lfd, const struct stat *lst)
 	char *todo;
 
 	if (!chase_link_trusted(&w->st, lst->st_uid))
-		return fail(w, chase_others_can_write(&w->st)
-				   ? "is a symbolic link in a directory others can write: not followed"
-				   : "is a symbolic link owned by another user than its directory: "
-				     "not followed");
+		return fail(w,
+			    chase_others_can_write(&w->st)
+				? "is a symbolic link in a directory others can write: not followed"
+				: "is a symbolic link owned by another user than its directory: "
+				  "not followed");
 	if (++w->links > MAX_LINKS)
 		return fail_errno(w, ELOOP);
 	len = readlinkat(lfd, "", target, sizeof(target) - 1);

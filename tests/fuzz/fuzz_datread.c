@@ -65,9 +65,12 @@ static void agree(const char *reader, const uint8_t *data, size_t size, uint64_t
 
 	if (v == PW_SKIP || (v == PW_OK && c.records == records))
 		return;
-	fprintf(stderr, "fuzz_datread: %s read %llu records without an error, the page walker %s %llu%s%s\n",
-		reader, (unsigned long long)records, v == PW_OK ? "counts" : "finds the file broken after",
-		(unsigned long long)c.records, v == PW_BAD ? ": " : "", v == PW_BAD ? c.why : "");
+	fprintf(
+	    stderr,
+	    "fuzz_datread: %s read %llu records without an error, the page walker %s %llu%s%s\n",
+	    reader, (unsigned long long)records,
+	    v == PW_OK ? "counts" : "finds the file broken after", (unsigned long long)c.records,
+	    v == PW_BAD ? ": " : "", v == PW_BAD ? c.why : "");
 	abort();
 }
 

@@ -78,7 +78,8 @@ static bool says_ticks(const uint8_t *d, size_t n)
 	json_object *o = json_tokener_parse(s), *v;
 	bool ticks = false;
 
-	if (o && json_object_object_get_ex(o, "unit", &v) && json_object_is_type(v, json_type_string))
+	if (o && json_object_object_get_ex(o, "unit", &v) &&
+	    json_object_is_type(v, json_type_string))
 		ticks = !strcmp(json_object_get_string(v), "ticks");
 	if (o && json_object_object_get_ex(o, "ts_unit_known", &v) &&
 	    json_object_is_type(v, json_type_boolean) && !json_object_get_boolean(v))
@@ -189,8 +190,9 @@ static bool names_round_trip(const char *json, const struct stats_view *v)
 				}
 				p += l;
 			}
-			if (utf8 && json_object_object_get_ex(json_object_array_get_idx(rows, i),
-							      "name", &name) &&
+			if (utf8 &&
+			    json_object_object_get_ex(json_object_array_get_idx(rows, i), "name",
+						      &name) &&
 			    strcmp(json_object_get_string(name), want))
 				ok = false;
 		}
@@ -212,7 +214,7 @@ static void check_escapes(const struct stats_table *t)
 	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
 		buf = render(t, fmts[i], &len);
 		if (raw_control(buf, len))
-			fail(i == 0 ? "a raw control byte in -f ppc"
+			fail(i == 0   ? "a raw control byte in -f ppc"
 			     : i == 1 ? "a raw control byte in -f table"
 				      : "a raw control byte in -f csv");
 		free(buf);
@@ -251,7 +253,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool ok;
 
 	input_result_init(&r);
-	ok = input_load(doc_file(0, a, na), &o, &r) == 0 && input_load(doc_file(1, b, nb), &o, &r) == 0;
+	ok = input_load(doc_file(0, a, na), &o, &r) == 0 &&
+	     input_load(doc_file(1, b, nb), &o, &r) == 0;
 	if (ok) {
 		struct totals t = totals_of(&r);
 
@@ -262,7 +265,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((unsigned __int128)one.events + two.events != r.events)
 			fail("the merged events are not the sum of the two");
 		/* the same main table on both sides: then its totals add (else rows of another) */
-		if ((one.nexits > 0) == (two.nexits > 0) && (one.nuexits > 0) == (two.nuexits > 0) &&
+		if ((one.nexits > 0) == (two.nexits > 0) &&
+		    (one.nuexits > 0) == (two.nuexits > 0) &&
 		    (t.all != one.t.all + two.t.all || t.sum != one.t.sum + two.t.sum))
 			fail("the merged table's totals are not the sums of the two");
 		const char *note;
@@ -291,22 +295,30 @@ static json_object *some_row(json_object *doc, struct rng *r)
 
 static uint64_t big(struct rng *r)
 {
-	static const uint64_t v[] = {UINT64_MAX, UINT64_MAX - 1, UINT64_MAX - 765, 1ULL << 63,
-				     (1ULL << 63) - 1, 1ULL << 62, 0, 1};
+	static const uint64_t v[] = {UINT64_MAX,
+				     UINT64_MAX - 1,
+				     UINT64_MAX - 765,
+				     1ULL << 63,
+				     (1ULL << 63) - 1,
+				     1ULL << 62,
+				     0,
+				     1};
 	return v[pick(r, ARRAY_SIZE(v))];
 }
 
 static void mutate_doc(json_object *doc, struct rng *r)
 {
-	static const char *const bad[] = {"\033[2J",	   "\033]0;pwn\007", "\302\233", "\xff",
-					  "\342\200\256", "\n",		  "\177",     "\xc3"};
+	static const char *const bad[] = {
+	    "\033[2J", "\033]0;pwn\007", "\302\233", "\xff", "\342\200\256", "\n", "\177", "\xc3"};
 	json_object *row = some_row(doc, r);
 
 	switch (pick(r, 5)) {
 	case 0: /* the unit: ticks, or the two fields disagreeing */
-		json_object_object_add(doc, "unit", json_object_new_string(pick(r, 2) ? "ticks" : "us"));
+		json_object_object_add(doc, "unit",
+				       json_object_new_string(pick(r, 2) ? "ticks" : "us"));
 		if (pick(r, 2))
-			json_object_object_add(doc, "ts_unit_known", json_object_new_boolean(pick(r, 2)));
+			json_object_object_add(doc, "ts_unit_known",
+					       json_object_new_boolean(pick(r, 2)));
 		break;
 	case 1:
 		json_object_object_add(doc, "events", json_object_new_uint64(big(r)));
@@ -321,7 +333,8 @@ static void mutate_doc(json_object *doc, struct rng *r)
 			json_object_object_add(row, "untimed", json_object_new_uint64(0));
 			json_object_object_add(row, "min_ns", json_object_new_uint64(1024));
 			json_object_object_add(row, "max_ns", json_object_new_uint64(1024));
-			json_object_object_add(row, "sum_ns", json_object_new_uint64(big(r) | 1024));
+			json_object_object_add(row, "sum_ns",
+					       json_object_new_uint64(big(r) | 1024));
 			json_object_array_add(bk, json_object_new_uint64(1024));
 			json_object_array_add(bk, json_object_new_uint64(1031));
 			json_object_array_add(bk, json_object_new_uint64(n));
@@ -342,7 +355,8 @@ static void mutate_doc(json_object *doc, struct rng *r)
 			char buf[256];
 
 			if (json_object_object_get_ex(row, "name", &name)) {
-				snprintf(buf, sizeof(buf), "%s%.200s", bad[pick(r, ARRAY_SIZE(bad))],
+				snprintf(buf, sizeof(buf), "%s%.200s",
+					 bad[pick(r, ARRAY_SIZE(bad))],
 					 json_object_get_string(name));
 				json_object_object_add(row, "name", json_object_new_string(buf));
 			}

@@ -526,8 +526,8 @@ static inline size_t mutate_v7(uint8_t *data, size_t size, struct rng *r, struct
 /* ---- trace.dat v7: pages and zstd chunks ---- */
 
 /* One of mut_page()'s changes, on a raw page whose commit is ls bytes. */
-static inline void mut_raw_page(unsigned char *page, uint32_t page_size, unsigned ls,
-				struct rng *r, struct mut_desc *m, const char *where)
+static inline void mut_raw_page(unsigned char *page, uint32_t page_size, unsigned ls, struct rng *r,
+				struct mut_desc *m, const char *where)
 {
 	struct df_file d = {.long_size = (unsigned char)ls};
 	uint64_t c = df_commit(&d, page), flags = c & ~(uint64_t)((1u << 27) - 1);
@@ -640,7 +640,8 @@ static inline size_t mutate_v7_data(uint8_t *data, size_t size, size_t max, stru
 	uint32_t i;
 	uint64_t off, n;
 
-	if (pw_v7_layout(data, size, &v, &c) != PW_OK || !v.ncpus || !(ls = pw_v7_commit_size(data, size, &v)))
+	if (pw_v7_layout(data, size, &v, &c) != PW_OK || !v.ncpus ||
+	    !(ls = pw_v7_commit_size(data, size, &v)))
 		return 0;
 	i = (uint32_t)pick(r, v.ncpus);
 	off = v.cpu_off[i];
@@ -650,12 +651,13 @@ static inline size_t mutate_v7_data(uint8_t *data, size_t size, size_t max, stru
 	if (!v.fly_compressed) {
 		if (n < v.page_size)
 			return 0;
-		mut_raw_page(data + off + pick(r, n / v.page_size) * v.page_size, v.page_size, ls, r,
-			     m, "v7");
+		mut_raw_page(data + off + pick(r, n / v.page_size) * v.page_size, v.page_size, ls,
+			     r, m, "v7");
 		return size;
 	}
 	/* zstd: the chunk headers' place, up to the one picked */
-	uint32_t count = n >= 4 ? (uint32_t)le(data + off, 4) : 0, k = (uint32_t)pick(r, count ? count : 1);
+	uint32_t count = n >= 4 ? (uint32_t)le(data + off, 4) : 0,
+		 k = (uint32_t)pick(r, count ? count : 1);
 	size_t at = (size_t)off + 4;
 
 	for (uint32_t j = 0; j < k && at + 8 <= size; j++)
@@ -678,7 +680,8 @@ static inline size_t mutate_v7_data(uint8_t *data, size_t size, size_t max, stru
 		uint32_t v32 = (uint32_t)mut_value(r, (long long)le(data + f, 4));
 
 		memcpy(data + f, &v32, 4);
-		describe(m, "zstd: chunk %u's %s size -> %u", k, f == at ? "compressed" : "uncompressed", v32);
+		describe(m, "zstd: chunk %u's %s size -> %u", k,
+			 f == at ? "compressed" : "uncompressed", v32);
 		return size;
 	}
 	case 3: { /* a byte of its frame */

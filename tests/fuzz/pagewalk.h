@@ -36,8 +36,8 @@ struct pw_count {
 	uint64_t records; /* data records of every CPU */
 	uint64_t cpu[PW_MAX_CPUS];
 	uint32_t ncpus;
-	bool missed;	 /* a page flagged "events missed" */
-	char why[160];	 /* PW_BAD's, PW_SKIP's reason */
+	bool missed;   /* a page flagged "events missed" */
+	char why[160]; /* PW_BAD's, PW_SKIP's reason */
 };
 
 static inline enum pw_verdict pw_say(struct pw_count *c, enum pw_verdict v, const char *why)
@@ -181,18 +181,18 @@ static inline uint64_t pw_le(const unsigned char *p, size_t n)
 
 /* Where a v7 file's parts are (what the mutators change, too). */
 struct pw_v7 {
-	bool zstd;		/* the compression name is "zstd" */
+	bool zstd; /* the compression name is "zstd" */
 	uint32_t page_size;
-	unsigned long_size;	/* the header's (the commit's is header_page's) */
-	size_t buffer_opt;	/* file offset of the top BUFFER option's data (its id at -6) */
-	size_t fly;		/* file offset of the BUFFER FLYRECORD section header */
-	bool fly_compressed;	/* its flags say compressed */
+	unsigned long_size;  /* the header's (the commit's is header_page's) */
+	size_t buffer_opt;   /* file offset of the top BUFFER option's data (its id at -6) */
+	size_t fly;	     /* file offset of the BUFFER FLYRECORD section header */
+	bool fly_compressed; /* its flags say compressed */
 	uint32_t ncpus;
 	size_t cpu_entry[PW_MAX_CPUS]; /* file offset of each CPU's (id, offset, size) */
 	uint32_t cpu_id[PW_MAX_CPUS];
 	uint64_t cpu_off[PW_MAX_CPUS], cpu_size[PW_MAX_CPUS];
-	size_t header_info;	/* the HEADER INFO section header, or 0 */
-	int buffers;		/* BUFFER options seen */
+	size_t header_info; /* the HEADER INFO section header, or 0 */
+	int buffers;	    /* BUFFER options seen */
 	/*
 	 * Where the file's 8-byte file offsets are (the header's first options
 	 * section, each DONE's next, the section options', the BUFFER options'
@@ -431,7 +431,8 @@ static inline enum pw_verdict pw_chunks(const unsigned char *p, size_t n, uint64
 		if ((fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != usize) ||
 		    ZSTD_decompress(out, usize, p + at, csize) != usize) {
 			free(out);
-			return pw_say(c, PW_BAD, "zstd: a frame that does not decompress to its size");
+			return pw_say(c, PW_BAD,
+				      "zstd: a frame that does not decompress to its size");
 		}
 		r = pw_pages(out, usize, v->page_size, ls, cpu, c);
 		free(out);
@@ -464,10 +465,10 @@ static inline enum pw_verdict pw_v7(const unsigned char *p, size_t n, struct pw_
 			continue; /* no data: where it would be says nothing */
 		if (v.cpu_off[i] > n || v.cpu_size[i] > n - v.cpu_off[i])
 			return pw_say(c, PW_BAD, "v7: a CPU's data past the file");
-		r = v.fly_compressed ? pw_chunks(p, n, v.cpu_off[i], v.cpu_size[i], &v, ls,
-						 v.cpu_id[i], c)
-				     : pw_pages(p + v.cpu_off[i], v.cpu_size[i], v.page_size, ls,
-						v.cpu_id[i], c);
+		r = v.fly_compressed
+			? pw_chunks(p, n, v.cpu_off[i], v.cpu_size[i], &v, ls, v.cpu_id[i], c)
+			: pw_pages(p + v.cpu_off[i], v.cpu_size[i], v.page_size, ls, v.cpu_id[i],
+				   c);
 	}
 	return r;
 }

@@ -234,8 +234,8 @@ static int pid_edit_one(void *arg, unsigned char *payload, uint32_t len)
 static void record_pid(struct df_file *d, char **a)
 {
 	struct df_fmt *f = find_fmt(d, a[1]);
-	struct pid_edit e = {.value = strtoll(a[3], NULL, 0), .nth = arg_long(a[4]),
-			     .pid = strtoll(a[5], NULL, 0)};
+	struct pid_edit e = {
+	    .value = strtoll(a[3], NULL, 0), .nth = arg_long(a[4]), .pid = strtoll(a[5], NULL, 0)};
 	long pid_size;
 	size_t len;
 	long at = df_number_at(&f->text, NULL, "ID: ", &len);
@@ -339,12 +339,11 @@ static int arity(const char *m)
 	static const struct {
 		const char *name;
 		int n;
-	} t[] = {{"field-offset", 3},	  {"field-size", 3},	 {"event-id", 2},
-		 {"dup-id", 2},		  {"format-replace", 3}, {"option-id", 2},
-		 {"page-size", 1},	  {"cpu-size", 2},	 {"cpu-alias", 2},
-		 {"commit-drop-last", 2}, {"page-commit", 3},	 {"page-missed", 2},
-		 {"cmdline-comm", 2},	  {"record-past-page", 2},
-		 {"option-drop", 1},	  {"record-pid", 5}};
+	} t[] = {
+	    {"field-offset", 3},   {"field-size", 3},	    {"event-id", 2},	{"dup-id", 2},
+	    {"format-replace", 3}, {"option-id", 2},	    {"page-size", 1},	{"cpu-size", 2},
+	    {"cpu-alias", 2},	   {"commit-drop-last", 2}, {"page-commit", 3}, {"page-missed", 2},
+	    {"cmdline-comm", 2},   {"record-past-page", 2}, {"option-drop", 1}, {"record-pid", 5}};
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
 		if (!strcmp(t[i].name, m))

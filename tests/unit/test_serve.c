@@ -106,8 +106,10 @@ static void odd_label(struct prom_w *w)
 static bool bytes_ok(void)
 {
 	char *t = render(false, odd_label);
-	bool ok = strstr(t, "# HELP x_exits_total h\\\\xfe\n") &&
-		  strstr(t, "x_exits_total{vm=\"\\\\xff\\\\xc2\\\\x9b\xc3\xa9\\\\\\\\xc3\\\\x1b[2J\"} 1\n");
+	bool ok =
+	    strstr(t, "# HELP x_exits_total h\\\\xfe\n") &&
+	    strstr(t,
+		   "x_exits_total{vm=\"\\\\xff\\\\xc2\\\\x9b\xc3\xa9\\\\\\\\xc3\\\\x1b[2J\"} 1\n");
 
 	if (!ok)
 		fprintf(stderr, "%s", t);
@@ -275,7 +277,8 @@ static void test_outfile(void)
 /* A connection of address 127.0.0.`host`: our end for the guard, the client's in *peer. */
 static struct serve_conn *guard_conn(struct serve_guard *g, int host, int *peer)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000000u | host)};
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_addr.s_addr = htonl(0x7f000000u | host)};
 	int sv[2];
 
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
@@ -324,12 +327,14 @@ static void test_guard(void)
 	CHECK_EQ(serve_guard_dropped(g, SERVE_DROP_ADDRESS), 1);
 	CHECK_EQ(serve_guard_dropped(g, SERVE_DROP_FULL), 1);
 	usleep(600000);
-	CHECK(was_dropped(p[3]) && was_dropped(p[4]), "requests not ended by the deadline are dropped");
+	CHECK(was_dropped(p[3]) && was_dropped(p[4]),
+	      "requests not ended by the deadline are dropped");
 	CHECK(!was_dropped(p[1]), "a request being answered has no deadline");
 	CHECK_EQ(serve_guard_dropped(g, SERVE_DROP_DEADLINE), 2);
 	serve_guard_answered(g, c[1]);
 	usleep(600000);
-	CHECK(was_dropped(p[1]), "after its answer, a kept-alive connection's next request has one");
+	CHECK(was_dropped(p[1]),
+	      "after its answer, a kept-alive connection's next request has one");
 	for (int i = 0; i < 5; i++) {
 		serve_guard_close(g, c[i]);
 		close(p[i]);
