@@ -193,6 +193,7 @@ struct pw_v7 {
 	uint64_t cpu_off[PW_MAX_CPUS], cpu_size[PW_MAX_CPUS];
 	size_t header_info; /* the HEADER INFO section header, or 0 */
 	int buffers;	    /* BUFFER options seen */
+	bool stats_read;    /* a CPUSTAT option says events were read (trace-cmd's say 0) */
 	/*
 	 * Where the file's 8-byte file offsets are (the header's first options
 	 * section, each DONE's next, the section options', the BUFFER options'
@@ -279,6 +280,12 @@ static inline bool pw_v7_options(const unsigned char *p, size_t n, size_t first,
 			}
 			if (id == 16 && sz >= 8)
 				v->header_info = (size_t)pw_le(s + at + 6, 8);
+			if (id == 2) { /* CPUSTAT: "read events: N" */
+				const unsigned char *k = memmem(s + at + 6, sz, "read events: ", 13);
+
+				if (k && (size_t)(k - s) + 13 < at + 6 + sz && k[13] != '0')
+					v->stats_read = true;
+			}
 			if (id >= 16 && id <= 22 && sz >= 8) /* sections, and BUFFER_TEXT's data */
 				pw_ptr(v, base + 16 + at + 6);
 			if (id == 3) {
