@@ -309,7 +309,7 @@ $(FUZZ_O)/libkes.a $(FUZZ_O)/tests/libkes-test.a: FORCE
 	$(Q)$(MAKE) --no-print-directory O=$(FUZZ_O) CC=$(FUZZ_CC) \
 		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" $@
 
-FUZZ_HDRS    := tests/fuzz/fuzz.h tests/fuzz/mutate.h tests/tools/datfile.h
+FUZZ_HDRS    := tests/fuzz/fuzz.h tests/fuzz/mutate.h tests/fuzz/pagewalk.h tests/tools/datfile.h
 
 $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_HDRS) $(FUZZ_O)/tests/libkes-test.a $(FUZZ_O)/libkes.a
 	$(if $(Q),@echo "  FUZZ    $@")

@@ -90,6 +90,12 @@ int live_start(struct live *c);
  * then hands out every full page available. Returns the number of pages, or -1.
  */
 int live_read(struct live *c, int timeout_ms, live_page_fn fn, void *arg);
+/*
+ * An fd (an eventfd) whose readability ends live_read()'s wait at once, as a
+ * signal does: serve's scrapes ask for a page through it. The caller empties
+ * it. -1: none (the default).
+ */
+void live_set_wake_fd(struct live *c, int fd);
 /* Hands out everything, partial pages included (end of a recording, or a live tick). */
 int live_flush(struct live *c, live_page_fn fn, void *arg);
 /* Turns tracing off; readers stay open so live_flush() can drain. */

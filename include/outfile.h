@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Output files, safe for a tool that runs as root: `record -o`, `diff --svg`
- * and `top -L`. Everything is decided once, when the output is opened (before
- * a workload runs), relative to a directory fd opened once:
+ * Output files, safe for a tool that runs as root: `record -o`, `report
+ * --svg`, `diff --svg`, `serve --textfile` and `top -L`. Everything is
+ * decided once, when the output is opened (before a workload runs), relative
+ * to a directory fd opened once, a component at a time (chase.h: a symlink
+ * another user could have planted, in any component, is refused):
  *
  *  - a name ending in '/', longer than NAME_MAX, or a missing directory is
  *    refused at once, not after a recording;
- *  - a symbolic link in a directory others can write (/tmp) is refused, never
- *    followed; elsewhere it is followed once, to where it points now;
+ *  - a symbolic link in a directory others can write (/tmp), or owned by
+ *    another user than its directory, is refused, never followed; elsewhere
+ *    it is followed once, to where it points now;
  *  - a FIFO or a character device (/dev/null, a pipe to another tool) is
  *    written through, never replaced; a FIFO nobody reads, a block device or
  *    a socket is refused;

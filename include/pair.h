@@ -27,6 +27,12 @@ struct pair_counts {
 	uint64_t uexits;    /* KES_UEXIT events seen */
 	uint64_t untimed;   /* exits with no entry after them (trace edge, lost entry) */
 	uint64_t backwards; /* events whose timestamp went back on their thread: skipped */
+	/*
+	 * Events of no thread (common_pid 0, the idle task, or -1): there is no
+	 * thread to pair them on, so they are skipped, and how many said.
+	 */
+	uint64_t threadless;
+	uint64_t threadless_exits; /* of which exits (kvm_exit, userspace): not counted */
 };
 
 /*

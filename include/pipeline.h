@@ -65,6 +65,7 @@ struct input_result {
 	bool lost_known;       /* false: the input cannot tell */
 	uint64_t unpaired;     /* exits counted at the edges, not timed */
 	uint64_t ts_backwards; /* timestamps that went back on a thread: ignored */
+	uint64_t threadless_exits; /* exits of no thread (common_pid 0 or -1): not counted */
 	uint64_t sub_folded;   /* with_sub: exits counted in an "other" sub-key row */
 	const char *isa;       /* ISA of the exit events seen ("x86_vmx"...), or NULL */
 	enum input_kind kind;  /* of the last input loaded */
@@ -89,6 +90,8 @@ struct input_result {
 	 * ticks, and the trace's span is not known in seconds.
 	 */
 	uint64_t ts_ticks;
+	/* the first input whose times were ticks, and the first in ns (merge.c), or NULL */
+	char *ticks_from, *ns_from;
 	uint64_t not_understood;
 	uint64_t nu_first_line;
 	/*

@@ -29,6 +29,7 @@ struct render_meta {
 	bool lost_known;
 	uint64_t untimed;
 	uint64_t backwards;
+	uint64_t threadless_exits; /* exits of no thread (common_pid 0 or -1): not counted */
 	uint64_t sub_folded;   /* --by-sub: exits counted in an "other" sub-key row */
 	bool wall_known;       /* false for summary-only inputs: no events, no span */
 	uint64_t wall_ns;      /* the trace's wall span: first to last KVM event (summed over inputs) */

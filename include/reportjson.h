@@ -15,6 +15,8 @@
 
 struct reportjson_meta {
 	uint64_t events, lost, untimed, backwards, sub_folded;
+	uint64_t threadless_exits; /* "exits_no_thread": absent from older reports */
+	bool ticks;		   /* its times are ticks of an unknown clock ("unit": "ticks") */
 	bool lost_known;
 	uint64_t wall_ns; /* the reports' wall spans, summed */
 	bool wall_known;  /* some report had one (wall_ns not null) */

@@ -45,6 +45,12 @@ void stats_acc_add(struct stats_acc *a, uint64_t ns);
 /* merge(A, B) equals feeding A's then B's samples, bit for bit and in any order. */
 void stats_acc_merge(struct stats_acc *dst, const struct stats_acc *src);
 /*
+ * Would merge(dst, src) keep every count and sum in 64 bits (timed, untimed,
+ * both together, the sum of times)? Samples counted one by one never come
+ * near; a saved report's numbers may say anything.
+ */
+bool stats_acc_merge_fits(const struct stats_acc *dst, const struct stats_acc *src);
+/*
  * Summary-only data (a saved PPC report, a debugfs timing dump): m2 is the sum of
  * squared deviations (n * stddev^2), NAN when unknown. No histogram, so no percentiles.
  */
@@ -112,6 +118,11 @@ void stats_table_foreach(const struct stats_table *t,
 				    void *arg),
 			 void *arg);
 void stats_table_merge(struct stats_table *dst, const struct stats_table *src);
+/*
+ * Do the rows' counts (timed, untimed, both) and sums of times add up in 64
+ * bits? A view's totals and percentages are those sums (stats_view_new()).
+ */
+bool stats_table_sums_fit(const struct stats_table *t);
 
 /* What a rollup keeps of a key; everything else is folded to "all". */
 enum {

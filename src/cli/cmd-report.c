@@ -396,6 +396,7 @@ static void meta_of(struct render_meta *m, const struct report_opts *o, const st
 				  .lost = r->lost,
 				  .lost_known = r->lost_known,
 				  .backwards = r->ts_backwards,
+				  .threadless_exits = r->threadless_exits,
 				  .buckets = o->buckets,
 				  .sub_folded = r->sub_folded,
 				  .wall_known = r->wall_known,

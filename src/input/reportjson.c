@@ -7,7 +7,9 @@
  * sums, extremes and percentiles of the combined runs exactly and the
  * variance to double rounding (Chan's merge of the two moments).
  * Everything is checked: a report whose buckets do not add up to its count
- * is refused, not merged.
+ * is refused, not merged, and so is a row whose counts or sum, merged, would
+ * pass 2^64, or a table whose rows' sums would (a view's totals); the unit
+ * ("ticks" or a time) is said to the caller, which refuses to mix them.
  */
 #include <errno.h>
 #include <math.h>
@@ -228,8 +230,16 @@ static int load_block(struct ctx *c, json_object *block, struct stats_table *t)
 		stats_acc_init(&a);
 		ret = row_acc(c, row, &a);
 		a.sub_kind = kind;
+		struct stats_acc *into = ret == 0 ? stats_table_get(t, &k) : NULL;
+
+		if (into && !stats_acc_merge_fits(into, &a))
+			ret =
+			    err_buf(c->e, c->n,
+				    "'%s': row '%s': its counts or sum, added to the same row's of "
+				    "the inputs before it, pass 2^64: not merged",
+				    c->path, k.name);
 		if (ret == 0)
-			stats_acc_merge(stats_table_get(t, &k), &a);
+			stats_acc_merge(into, &a);
 		stats_acc_free(&a);
 		if (ret < 0)
 			return -1;
@@ -292,6 +302,26 @@ static int load_hosts(struct ctx *c, json_object *root, struct reportjson_meta *
 	return 0;
 }
 
+/*
+ * "unit" "ticks" and "ts_unit_known" false say the same (integer timestamps
+ * of unknown unit: every *_ns is then in ticks); they must agree. Reports of
+ * before ts_unit_known: the unit alone.
+ */
+static int load_unit(struct ctx *c, json_object *root, struct reportjson_meta *m)
+{
+	json_object *unit = member(root, "unit", json_type_string), *known;
+	bool ticks = unit && !strcmp(json_object_get_string(unit), "ticks");
+
+	if (json_object_object_get_ex(root, "ts_unit_known", &known)) {
+		if (!json_object_is_type(known, json_type_boolean))
+			return bad(c, "ts_unit_known");
+		if (json_object_get_boolean(known) == ticks)
+			return bad(c, "unit and ts_unit_known disagree");
+	}
+	m->ticks = ticks;
+	return 0;
+}
+
 static int load_meta(struct ctx *c, json_object *root, struct reportjson_meta *m)
 {
 	json_object *src = member(root, "source", json_type_string);
@@ -317,6 +347,14 @@ static int load_meta(struct ctx *c, json_object *root, struct reportjson_meta *m
 	if (get_u64(c, root, "sub_folded", &v) < 0)
 		return -1;
 	m->sub_folded += v;
+	/* exits_no_thread: added with issue 29; absent from older reports */
+	if (json_object_object_get_ex(root, "exits_no_thread", &lost)) {
+		if (get_u64(c, root, "exits_no_thread", &v) < 0)
+			return -1;
+		m->threadless_exits = v;
+	}
+	if (load_unit(c, root, m) < 0)
+		return -1;
 	/* wall_ns: added with the vCPU-time wording; absent from older reports */
 	if (json_object_object_get_ex(root, "wall_ns", &lost) &&
 	    !json_object_is_type(lost, json_type_null)) {
@@ -362,7 +400,15 @@ static int load_root(struct ctx *c, json_object *root, struct stats_table *exits
 					      : NULL;
 	if (!t)
 		return bad(c, "source is none of kvm_exit, userspace, summary");
-	return load_tables(c, tables, t);
+	if (load_tables(c, tables, t) < 0)
+		return -1;
+	if (!stats_table_sums_fit(t))
+		return err_buf(
+		    c->e, c->n,
+		    "'%s': its rows' counts or sums, with those of the inputs before it, "
+		    "add up past 2^64: not merged",
+		    c->path);
+	return 0;
 }
 
 int reportjson_parse(const char *buf, size_t len, const char *origin, struct stats_table *exits,

@@ -100,27 +100,47 @@ struct loudness {
 	struct sigaction crash[NCRASH];
 };
 
+/* fd's duplicate, -1 when fd is closed; -2 with errno when none could be had. */
+static int keep_fd(int fd)
+{
+	int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+	return d < 0 && errno != EBADF ? -2 : d;
+}
+
 /*
  * The child before libtracecmd sees the file: its complaints into
  * /dev/null (it printf()s some: not into our report), crashes and a hang
  * (alarm: a real header parses in milliseconds) are the default deaths the
- * parent reads. old: where to keep what it was, or NULL.
+ * parent reads. old: where to keep what it was, or NULL. 0, or an errno
+ * with nothing changed: a shortage of descriptors is said by the parent.
+ * (A child that carried on with stderr at /dev/null, having failed to keep
+ * it, was the command with nowhere to say what failed next: with
+ * `ulimit -n 8`, report exited 1 and printed nothing.)
  */
-static void quiet(unsigned seconds, struct loudness *old)
+static int quiet(unsigned seconds, struct loudness *old)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	sigset_t none;
 
+	if (null < 0)
+		return errno;
 	if (old) {
-		old->out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
-		old->err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+		old->out = keep_fd(STDOUT_FILENO);
+		old->err = old->out == -2 ? -2 : keep_fd(STDERR_FILENO);
+		if (old->out == -2 || old->err == -2) {
+			int e = errno;
+
+			if (old->out >= 0)
+				close(old->out);
+			close(null);
+			return e;
+		}
 	}
-	if (null >= 0) {
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-		close(null);
-	}
+	dup2(null, STDOUT_FILENO);
+	dup2(null, STDERR_FILENO);
+	close(null);
 	sigemptyset(&dfl.sa_mask);
 	for (size_t i = 0; i < NCRASH; i++)
 		sigaction(crash_signals[i], &dfl, old ? &old->crash[i] : NULL);
@@ -128,9 +148,10 @@ static void quiet(unsigned seconds, struct loudness *old)
 	sigprocmask(SIG_SETMASK, &none, old ? &old->mask : NULL);
 	alarm(seconds);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	return 0;
 }
 
-/* fd as it was: saved's file, or closed (-1: it was closed, so it could not be saved). */
+/* fd as it was: saved's file, or closed (-1: it was closed). */
 static void back(int saved, int fd)
 {
 	if (saved < 0) {
@@ -152,12 +173,18 @@ static void loud(struct loudness *old)
 	back(old->err, STDERR_FILENO);
 }
 
+/* A child's exit status for "could not go quiet: errno e" (the parent says it). */
+#define EXIT_NO_QUIET(e) (64 + ((e) > 0 && (e) < 64 ? (e) : 0))
+
 /* The child: quiet, exit 0 only if the open (and read) worked. */
 static void probe_child(int fd, int flags, bool iterate, unsigned seconds)
 {
 	struct tracecmd_input *h;
 
-	quiet(seconds, NULL);
+	int e = quiet(seconds, NULL);
+
+	if (e)
+		_exit(EXIT_NO_QUIET(e));
 	/* The fd's offset is the parent's too: it seeks back before its own open. */
 	if (lseek(fd, 0, SEEK_SET) < 0 || !(h = tracecmd_open_fd(fd, flags)))
 		_exit(1);
@@ -168,6 +195,10 @@ static void probe_child(int fd, int flags, bool iterate, unsigned seconds)
 /* The one line for a child's status that is not a clean 0 (probe or carry-on). */
 static int refusal(int status, bool iterate, unsigned seconds, char *errbuf, size_t errlen)
 {
+	if (WIFEXITED(status) && WEXITSTATUS(status) >= 64 && WEXITSTATUS(status) < 128)
+		return err_buf(errbuf, errlen, "cannot check the file: the checking process: %s",
+			       WEXITSTATUS(status) > 64 ? strerror(WEXITSTATUS(status) - 64)
+							: "no descriptors left");
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
 		return err_buf(errbuf, errlen,
 				  "corrupt trace data: libtracecmd cannot read its records");
@@ -273,20 +304,26 @@ static _Noreturn void relay(pid_t child)
 	_exit(WEXITSTATUS(status));
 }
 
-/* The parent: the child's word (relay() for good), or its refusal. */
+/*
+ * The parent: the child's word (relay() for good: a 0 byte; an errno
+ * byte: it could not keep its stdout and stderr), or its refusal.
+ */
 static int hear(pid_t child, int said, unsigned seconds, char *errbuf, size_t errlen)
 {
-	char word;
+	unsigned char word;
 	ssize_t n;
 	int status;
 
 	while ((n = read(said, &word, 1)) < 0 && errno == EINTR)
 		;
 	close(said);
-	if (n == 1)
+	if (n == 1 && !word)
 		relay(child);
 	if (reap(child, &status) < 0)
 		return err_buf_errno(errbuf, errlen, "cannot check the file: waitpid");
+	if (n == 1)
+		return err_buf(errbuf, errlen, "cannot check the file: the checking process: %s",
+			       strerror(word));
 	return refusal(status, false, seconds, errbuf, errlen);
 }
 
@@ -317,7 +354,13 @@ int tracedat_guard_begin(int fd, char *errbuf, size_t errlen)
 	if (getppid() != parent)
 		_exit(1);
 	guard.said = p[1];
-	quiet(seconds, &guard.old);
+	int e = quiet(seconds, &guard.old);
+
+	if (e) { /* the parent says it: this child's stderr is the command's, but not for long */
+		if (write(guard.said, &(unsigned char){(unsigned char)(e < 256 ? e : EIO)}, 1) < 0)
+			_exit(1);
+		_exit(1);
+	}
 	return 1;
 }
 
@@ -329,7 +372,7 @@ void tracedat_guard_fail(void)
 void tracedat_guard_end(void)
 {
 	loud(&guard.old);
-	if (write(guard.said, "", 1) != 1)
+	if (write(guard.said, &(unsigned char){0}, 1) != 1)
 		_exit(1); /* the parent is gone: PR_SET_PDEATHSIG's SIGKILL is on its way */
 	close(guard.said);
 	guard.said = -1;

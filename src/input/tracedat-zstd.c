@@ -132,6 +132,28 @@ static int check_chunks(struct tracedat_zstd *z, const struct datfile_cpu *cpu, 
 			z->cap = size;
 		off += 8 + (uint64_t)zsize;
 	}
+	/*
+	 * The chunks are the data the BUFFER option gives the CPU, no more, no
+	 * less: a size cut to 7 bytes was read through (the chunks ran on into
+	 * what follows) and a chunk count cut to 0 left the CPU's 12 KB unread,
+	 * each reported with no word (found by the page-walker oracle, issue
+	 * 29). trace-cmd before 3.2 leaves the 4-byte count out of that size
+	 * (libtracecmd 4b92132): its files' chunks end 4 bytes past it.
+	 */
+	uint64_t used = off - cpu->offset;
+
+	if (used > cpu->size + 4)
+		return err_buf(
+		    errbuf, errlen,
+		    "the zstd chunks of cpu %d run %llu bytes past the %llu bytes of data "
+		    "the file gives it: corrupt file",
+		    cpu->id, (unsigned long long)(used - cpu->size), (unsigned long long)cpu->size);
+	if (used < cpu->size)
+		return err_buf(
+		    errbuf, errlen,
+		    "the %u zstd chunks of cpu %d hold %llu of the %llu bytes of data the "
+		    "file gives it: corrupt file",
+		    count, cpu->id, (unsigned long long)used, (unsigned long long)cpu->size);
 	return 0;
 }
 

@@ -75,6 +75,7 @@ struct live {
 	bool idle;	  /* the last wake-up found no full page: do not spin on poll */
 	int wait_cap_ms;  /* the longest wait between reads this buffer size allows */
 	int buffer_pages; /* per CPU: the most one live_read() moves from a CPU */
+	int wake_fd;	  /* ends live_read()'s wait when readable (live_set_wake_fd), or -1 */
 };
 
 static bool path_exists(const char *dir, const char *rel)
@@ -475,6 +476,7 @@ struct live *live_new(const struct live_opts *o, char *errbuf, size_t errlen)
 	reap_stale();
 
 	c = xcalloc(1, sizeof(*c));
+	c->wake_fd = -1;
 	c->root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (c->root_fd < 0) {
 		err_buf_errno(errbuf, errlen, "cannot open %s", dir);
@@ -515,7 +517,8 @@ int live_start(struct live *c)
 	long slots = 0;
 
 	c->cpus = xcalloc((size_t)c->ncpus, sizeof(*c->cpus));
-	c->pfds = xcalloc((size_t)c->ncpus, sizeof(*c->pfds));
+	/* one slot more: the wake fd's (live_set_wake_fd) */
+	c->pfds = xcalloc((size_t)c->ncpus + 1, sizeof(*c->pfds));
 	c->page = xmalloc(c->page_size);
 	for (int i = 0; i < c->ncpus; i++) {
 		c->cpus[i] = (struct live_cpu){.fd = -1, .pipe = {-1, -1}};
@@ -656,10 +659,16 @@ static void wait_for_data(struct live *c, int timeout_ms)
 	 * or, for a buffer of a few pages, as soon as anything is there: then
 	 * only sleep, or we would spin on a partial page that splice refuses.
 	 */
+	c->pfds[c->ncpus] = (struct pollfd){.fd = c->wake_fd, .events = POLLIN};
 	if (c->idle)
-		ppoll(NULL, 0, &ts, mask);
+		ppoll(&c->pfds[c->ncpus], 1, &ts, mask);
 	else
-		ppoll(c->pfds, (nfds_t)c->ncpus, &ts, mask);
+		ppoll(c->pfds, (nfds_t)c->ncpus + 1, &ts, mask);
+}
+
+void live_set_wake_fd(struct live *c, int fd)
+{
+	c->wake_fd = fd;
 }
 
 int live_read(struct live *c, int timeout_ms, live_page_fn fn, void *arg)

@@ -578,8 +578,11 @@ PAIR_INLINE void machine_event(struct pair *p, struct thread *t, const struct ke
 
 void pair_event(struct pair *p, const struct kes_event *ev)
 {
-	if (ev->tid <= 0)
+	if (ev->tid <= 0) { /* the slots are keyed by tid, 0 their "free": counted, never paired */
+		p->n.threadless++;
+		p->n.threadless_exits += ev->kind == KES_EXIT || ev->kind == KES_UEXIT;
 		return;
+	}
 	struct thread *t = thread_of(p, ev->tid, ev->cpu);
 	if (ev->ts < t->last_ts) {
 		backwards(p, t);
@@ -651,4 +654,6 @@ void pair_counts_add(struct pair_counts *to, const struct pair_counts *c)
 	to->uexits += c->uexits;
 	to->untimed += c->untimed;
 	to->backwards += c->backwards;
+	to->threadless += c->threadless;
+	to->threadless_exits += c->threadless_exits;
 }

@@ -47,6 +47,8 @@ void input_result_free(struct input_result *r)
 	stats_table_free(r->summary);
 	procmap_free(r->procs);
 	free(r->comms);
+	free(r->ticks_from);
+	free(r->ns_from);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
@@ -846,15 +848,10 @@ static int load_json(int fd, const char *path, const struct input_opts *o,
 	r->procs_missing = true;
 	if (reportjson_load(fd, path, r->exits, r->uexits, r->summary, &m, e, sizeof(e)) < 0)
 		return err("%s", e);
-	r->events += m.events;
-	r->kvm_events += m.events;
-	r->lost += m.lost;
-	r->lost_known = r->lost_known && m.lost_known;
-	r->unpaired += m.untimed;
-	r->ts_backwards += m.backwards;
-	r->sub_folded += m.sub_folded;
-	r->wall_ns += m.wall_ns;
-	r->wall_known |= m.wall_known;
+	if (merge_json_meta(r, &m, path) < 0) {
+		free(m.hosts);
+		return -1;
+	}
 	add_hosts(r, m.hosts, m.nhosts);
 	free(m.hosts);
 	return merge_isa(r, m.isa, path);
@@ -924,8 +921,12 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 		return load_summary(fd, path, &c);
 	if (k == INPUT_PEER_REPORT)
 		return load_peer(fd, path, &c);
+	uint64_t ticks_before = r->ts_ticks;
+
 	if (k == INPUT_REPORT_JSON)
-		return load_json(fd, path, o, r);
+		return load_json(fd, path, o, r) < 0
+			   ? -1
+			   : merge_units_check(r, path, r->ts_ticks > ticks_before);
 	if (o->with_sub) {
 		stats_table_set_sub_cap(r->exits, INPUT_SUB_CAP);
 		stats_table_set_sub_cap(r->uexits, INPUT_SUB_CAP);
@@ -945,6 +946,13 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	pair_counts_add(&pc, &c.split_pc);
 	r->unpaired += pc.untimed;
 	r->ts_backwards += pc.backwards;
+	r->threadless_exits += pc.threadless_exits;
+	if (pc.threadless)
+		input_warn(r,
+			   "'%s': %llu event%s of no thread (common_pid 0 or -1) skipped, %llu of "
+			   "them exits: not counted",
+			   path, (unsigned long long)pc.threadless, pc.threadless == 1 ? "" : "s",
+			   (unsigned long long)pc.threadless_exits);
 	if (pc.backwards)
 		input_warn(r, "'%s': %llu event%s skipped: %s timestamp went back on %s thread",
 			   path, (unsigned long long)pc.backwards, pc.backwards == 1 ? "" : "s",
@@ -971,7 +979,7 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 			   o->npids && c.no_map ? " (it has no thread->process map: -p matched "
 						  "thread ids only)"
 						: "");
-	return ret;
+	return ret < 0 ? ret : merge_units_check(r, path, r->ts_ticks > ticks_before);
 }
 
 /*

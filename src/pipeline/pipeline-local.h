@@ -9,6 +9,7 @@
 #include "event.h"
 #include "feed.h"
 #include "pipeline.h"
+#include "reportjson.h"
 #include "source.h"
 
 /* What the records of one CPU showed while they were read. */
@@ -46,6 +47,17 @@ void tallies_free(struct tallies *t);
  */
 int tallies_check(const struct tallies *t, const struct tracedat_info *info, const char *path,
 		  struct input_result *r);
+
+/*
+ * merge.c: a JSON report's counts added to r, each checked for overflow;
+ * its ticks counted. 0, or -1 after err().
+ */
+int merge_json_meta(struct input_result *r, const struct reportjson_meta *m, const char *path);
+/*
+ * The input just loaded had its times in ticks of an unknown clock (ticks)
+ * or in ns: refused (-1 after err()) when an earlier input's were the other.
+ */
+int merge_units_check(struct input_result *r, const char *path, bool ticks);
 
 /* split_lanes()'s inputs: what each half builds its feed of, and where its results go. */
 struct split_in {

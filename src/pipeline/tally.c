@@ -65,11 +65,33 @@ static struct cpu_tally tally_of(const struct tallies *t, int cpu)
 	return cpu >= 0 && (size_t)cpu < t->n ? t->cpu[cpu] : (struct cpu_tally){0};
 }
 
-/* Without stats (other writers, v7 files whose options are compressed): the pages' counts. */
-static void pages_only(const struct tallies *t, struct input_result *r)
+/*
+ * Without stats (other writers, v7 files whose options are compressed,
+ * buffer instances): the pages' counts. A page that says events were missed
+ * before it is said whatever the options are: it was said only where
+ * CPUSTAT disagreed, so a file without one reported "lost events: unknown"
+ * with no word of the flag the pairing had stumbled over.
+ */
+static void pages_only(const struct tallies *t, const char *path, struct input_result *r)
 {
-	for (size_t i = 0; i < t->n; i++)
-		r->lost += t->cpu[i].page_lost;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct cpu_tally *c = &t->cpu[i];
+
+		r->lost += c->page_lost;
+		if (c->page_lost)
+			input_warn(
+			    r,
+			    "'%s': cpu %zu: its pages say %llu events were missed%s (the file "
+			    "has no CPUSTAT to check them against)",
+			    path, i, (unsigned long long)c->page_lost,
+			    c->page_lost_unknown ? ", and more of unknown number" : "");
+		else if (c->page_lost_unknown)
+			input_warn(
+			    r,
+			    "'%s': cpu %zu: a page says events were missed before it, how many "
+			    "unknown (the file has no CPUSTAT to check them against)",
+			    path, i);
+	}
 	/* pages show overwrites, never drops (overwrite off) */
 	r->lost_known = false;
 }
@@ -126,7 +148,7 @@ int tallies_check(const struct tallies *t, const struct tracedat_info *info, con
 		    info->first_unknown);
 	/* With buffer instances the stats are not the top buffer's alone. */
 	if (!info->nstats || info->instances) {
-		pages_only(t, r);
+		pages_only(t, path, r);
 		free(seen);
 		return 0;
 	}

@@ -6,21 +6,36 @@
 #include <math.h>
 #include <string.h>
 #include "render-local.h"
+#include "term.h"
 
-/* RFC 4180: quote a cell only when it holds a comma, a quote or a line break. */
+/*
+ * RFC 4180: quote a cell only when it holds a comma or a quote. A name is
+ * written as a terminal would show it (term.h): controls (line breaks, ESC,
+ * BEL, C1), invisible reorderings and bytes that are no UTF-8 as the text
+ * \xNN. CSV kept every byte once, for programs, and `cat` of the CSV of a
+ * hostile file then reached the terminal raw (ESC[2J, an OSC title); a
+ * program reading it still gets one line per row.
+ */
 void csv_quote(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
+	bool quote = strpbrk(s, ",\"") != NULL;
+
+	if (quote)
+		fputc('"', f);
+	while (*s) {
+		size_t n = term_char_len(s);
+
+		if (!n) {
+			fprintf(f, "\\x%02x", (unsigned char)*s++);
+			continue;
+		}
 		if (*s == '"')
 			fputc('"', f);
-		fputc(*s, f);
+		fwrite(s, 1, n, f);
+		s += n;
 	}
-	fputc('"', f);
+	if (quote)
+		fputc('"', f);
 }
 
 static void num(FILE *f, double x)

@@ -140,6 +140,8 @@ void render_json(FILE *f, const struct render_opts *o, const struct render_meta 
 		jsonw_null(&w, "lost");
 	jsonw_u64(&w, "untimed", m->untimed);
 	jsonw_u64(&w, "ts_backwards", m->backwards);
+	/* exits of no thread (common_pid 0 or -1), in no row: the warning says it too */
+	jsonw_u64(&w, "exits_no_thread", m->threadless_exits);
 	jsonw_u64(&w, "sub_folded", m->sub_folded);
 	if (m->wall_known) {
 		jsonw_f64(&w, "wall_s", (double)m->wall_ns / 1e9);

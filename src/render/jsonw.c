@@ -11,6 +11,10 @@
  * A JSON string with its quotes: the one place strings are escaped. A byte
  * that is no UTF-8 (a name from a hostile file) becomes the text \xNN, as
  * on a terminal: JSON must be UTF-8, and one such byte fails the document.
+ * Every character a terminal would act on or hide (C0 and C1 controls, DEL,
+ * bidi and zero-width marks: term_char_len()) is written as its \uXXXX: the
+ * same string to a JSON reader, nothing raw for a terminal that shows the
+ * file (C1's CSI, U+009B, was written as its two raw bytes).
  */
 static void quote(FILE *f, const char *s)
 {
@@ -25,8 +29,8 @@ static void quote(FILE *f, const char *s)
 			n = 1;
 		} else if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
+		else if (!term_char_len(s))
+			fprintf(f, "\\u%04x", (unsigned)cp); /* all below U+10000 */
 		else
 			fwrite(s, 1, n, f);
 		s += n;

@@ -23,7 +23,10 @@ void prom_fmt_double(char *buf, size_t len, double v)
 /*
  * Backslash and newline escaped, the quote too where quote is set (label
  * values; OpenMetrics HELP text). The format is UTF-8: a byte that is none
- * is written as the text \xNN (its backslash escaped), as on a terminal.
+ * is written as the text \xNN (its backslash escaped), as on a terminal,
+ * and so is every other character a terminal would act on (ESC, BEL, C1
+ * controls, bidi marks: term_char_len()), which the format would carry raw
+ * to whoever curls the page.
  */
 static void put_text(FILE *f, const char *s, bool quote)
 {
@@ -31,14 +34,15 @@ static void put_text(FILE *f, const char *s, bool quote)
 		uint32_t cp;
 		size_t n = term_utf8_len(s, &cp);
 
-		if (!n) {
-			fprintf(f, "\\\\x%02x", (unsigned char)*s);
-			n = 1;
+		if (n && *s == '\n') {
+			fputs("\\n", f);
+		} else if (!n || !term_char_len(s)) {
+			for (size_t i = 0; i < (n ? n : 1); i++)
+				fprintf(f, "\\\\x%02x", (unsigned char)s[i]);
+			n = n ? n : 1;
 		} else if (*s == '\\' || (*s == '"' && quote)) {
 			fputc('\\', f);
 			fputc(*s, f);
-		} else if (*s == '\n') {
-			fputs("\\n", f);
 		} else {
 			fwrite(s, 1, n, f);
 		}

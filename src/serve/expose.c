@@ -69,6 +69,13 @@ static void counters(struct prom_w *w, const struct serve_meta *m, uint64_t capp
 			    "page before this one).");
 		prom_sample(w, (struct prom_label[]){{"format", "text"}}, 1, m->scrapes_text);
 		prom_sample(w, (struct prom_label[]){{"format", "openmetrics"}}, 1, m->scrapes_om);
+		prom_family(w, "kvm_exitstat_http_dropped_connections", PROM_COUNTER, NULL,
+			    "Connections closed by the exporter: a request that did not end within "
+			    "5 s (deadline), room made for a newer connection of the same address "
+			    "(address) or of any (full).");
+		prom_sample(w, (struct prom_label[]){{"reason", "deadline"}}, 1, m->dropped[0]);
+		prom_sample(w, (struct prom_label[]){{"reason", "address"}}, 1, m->dropped[1]);
+		prom_sample(w, (struct prom_label[]){{"reason", "full"}}, 1, m->dropped[2]);
 	}
 	prom_family(w, "kvm_exitstat_label_sets", PROM_GAUGE, NULL,
 		    "Label sets exposed (exit reasons and time-in-guest rows of every VM).");

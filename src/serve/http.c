@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The HTTP side: libmicrohttpd (as collectd's write_prometheus uses it),
- * a thread per connection, so no client, however slow or stuck, can hold
- * up collection or another client: the collector never waits for HTTP, it
- * only swaps in a new page under a mutex held for a few pointer moves. A
- * page is reference-counted; a slow reader keeps the one it started with
- * while newer ones are published.
+ * The HTTP side: libmicrohttpd (as collectd's write_prometheus uses it) on
+ * one thread of its own, with epoll, so no client, however slow or stuck,
+ * can hold up collection or another client: the collector never waits for
+ * HTTP, it only swaps in a new page under a mutex held for a few pointer
+ * moves. A page is reference-counted; a slow reader keeps the one it
+ * started with while newer ones are published.
  *
  * Pages are made on demand: a GET /metrics asks the collector for a fresh
- * one and waits for it (the collector looks at least every 100 ms; at most
- * 2 s, then the last page), so what a scrape sees is at most ~0.1 s old and
- * rendering costs one page per scrape, not one per interval. Gzip when the
- * scraper accepts it (Prometheus does).
+ * one (waking it through an eventfd it polls with the trace buffers) and
+ * its connection is suspended until that page is published (at most 2 s,
+ * then the last page): what a scrape sees is what was traced until it
+ * asked, and rendering costs one page per scrape, not one per interval.
+ * Gzip when the scraper accepts it (Prometheus does). A thread per
+ * connection, as this was before, made a burst of 10,000 connections cost
+ * 10,000 thread starts: the scrape after it waited up to 0.6 s.
  *
  * GET (and HEAD, which libmicrohttpd answers as GET without a body) of
  * /metrics only; anything else is 404 or 405 (/ too: kvm-exitstat-serve(1)).
- * Connections time out after 10 s of silence, at most 32 at once and 8 per
- * client address. With --web-config: TLS (GnuTLS, through libmicrohttpd)
- * and basic authentication, checked before anything else (http-auth.c).
+ * Connections time out after 10 s of silence; a request must end within
+ * DEADLINE_S of the connection (or of its last answer) whatever it
+ * trickles, and at most MAX_CONNS connections, MAX_PER_ADDR of one address,
+ * are kept: a newcomer makes room by dropping the slowest (guard.c). With
+ * --web-config: TLS (GnuTLS, through libmicrohttpd) and basic
+ * authentication, checked before anything else (http-auth.c).
  */
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -28,12 +34,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include "alloc.h"
 #include "err.h"
 #include "prom.h"
 #include "serve-local.h"
 
 #define WAIT_S 2
+#define DEADLINE_S   5.0
+#define MAX_CONNS    32u
+#define MAX_PER_ADDR 8u
+/*
+ * libmicrohttpd's own limit: the sockets it holds, those dropped and not yet
+ * closed included. Above ours so that it never refuses a newcomer itself
+ * (at its limit it stops accepting: the old behaviour).
+ */
+#define MHD_CONNS (4 * MAX_CONNS)
 
 /* libmicrohttpd (mhd.c): set by serve_http_start() before the daemon's threads exist */
 static const struct serve_mhd *M;
@@ -44,15 +61,27 @@ struct page {
 	unsigned refs;
 };
 
+/* A /metrics request waiting, suspended, for the page it asked for. */
+struct ask {
+	struct MHD_Connection *c;
+	uint64_t mine; /* its number: answered by a page made for `mine` or later */
+	double since;  /* when it asked (monotonic s) */
+	bool waiting;  /* suspended, in the waiting list */
+};
+
 struct serve_http {
 	struct MHD_Daemon *d;
+	struct serve_guard *guard;
 	pthread_mutex_t mu;
-	pthread_cond_t fresh;
 	struct page *text, *om;
 	uint64_t asked, done; /* requests for a fresh page; the last one a page answered */
+	struct ask **waiting; /* suspended requests, in the order they asked */
+	size_t nwaiting, capwaiting;
+	bool stopping; /* answer at once: libmicrohttpd cannot stop with one suspended */
 	atomic_bool om_wanted, gz_wanted;
 	atomic_ullong served[2]; /* /metrics answered: text, OpenMetrics */
 	atomic_ullong pending;	 /* = asked, for the collector's lock-free look */
+	int wake;		 /* eventfd: a request asked for a fresh page */
 	unsigned port;
 	const struct serve_webconfig *wc; /* TLS and users, or NULL */
 };
@@ -114,33 +143,67 @@ static bool accepts_gzip(struct MHD_Connection *c)
 	return a && strstr(a, "gzip");
 }
 
-/* Asks the collector for a page made after now and waits for it (lock held). */
-static void wait_fresh(struct serve_http *h)
+static double mono_s(void)
 {
-	uint64_t mine = ++h->asked;
-	struct timespec until;
+	struct timespec ts;
 
-	atomic_store(&h->pending, mine);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += WAIT_S;
-	while (h->done < mine)
-		if (pthread_cond_timedwait(&h->fresh, &h->mu, &until) != 0)
-			break;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static enum MHD_Result metrics(struct serve_http *h, struct MHD_Connection *c)
+/*
+ * Asks the collector for a page made after now and suspends the connection
+ * until it is published (h->mu held). false: answer at once (stopping).
+ */
+static bool ask_fresh(struct serve_http *h, struct ask *a)
+{
+	if (h->stopping)
+		return false;
+	a->mine = ++h->asked;
+	a->since = mono_s();
+	atomic_store(&h->pending, a->mine);
+	/* the collector, in its poll, at once: not at its next look, up to 100 ms on */
+	if (write(h->wake, &(uint64_t){1}, sizeof(uint64_t)) < 0) {
+		/* a full counter (2^64 - 2 asks) is readable anyway */
+	}
+	if (h->nwaiting == h->capwaiting) {
+		h->capwaiting = h->capwaiting ? 2 * h->capwaiting : 16;
+		h->waiting = xrealloc(h->waiting, h->capwaiting * sizeof(*h->waiting));
+	}
+	h->waiting[h->nwaiting++] = a;
+	a->waiting = true;
+	M->suspend_connection(a->c);
+	return true;
+}
+
+/* Resumes the waiting requests that done answers, or that waited `patience` s (h->mu held). */
+static void resume_due(struct serve_http *h, double patience)
+{
+	double now = mono_s();
+	size_t kept = 0;
+
+	for (size_t i = 0; i < h->nwaiting; i++) {
+		struct ask *a = h->waiting[i];
+
+		if (a->mine <= h->done || now - a->since >= patience) {
+			a->waiting = false;
+			M->resume_connection(a->c);
+		} else {
+			h->waiting[kept++] = a;
+		}
+	}
+	h->nwaiting = kept;
+}
+
+/* The page it asked for (or the last one), as the response. */
+static enum MHD_Result send_page(struct serve_http *h, struct MHD_Connection *c)
 {
 	bool om = wants_openmetrics(c), gz = accepts_gzip(c);
 	struct MHD_Response *r;
 	struct page *p;
 	enum MHD_Result ret;
 
-	if (om)
-		atomic_store(&h->om_wanted, true);
-	if (gz)
-		atomic_store(&h->gz_wanted, true);
 	pthread_mutex_lock(&h->mu);
-	wait_fresh(h);
 	/* Until the collector has rendered an OpenMetrics page, the text one (by its type). */
 	p = om && h->om ? h->om : h->text;
 	om = p == h->om && p;
@@ -166,6 +229,71 @@ static enum MHD_Result metrics(struct serve_http *h, struct MHD_Connection *c)
 	return ret;
 }
 
+/*
+ * GET /metrics: the first call asks for a fresh page and suspends the
+ * connection; libmicrohttpd calls again once it is resumed, and the page
+ * is sent. *con_cls: the request's struct ask (freed by on_completed).
+ */
+static enum MHD_Result metrics(struct serve_http *h, struct MHD_Connection *c, void **con_cls)
+{
+	struct ask *a = *con_cls;
+	bool suspended;
+
+	if (a)
+		return send_page(h, c);
+	if (wants_openmetrics(c))
+		atomic_store(&h->om_wanted, true);
+	if (accepts_gzip(c))
+		atomic_store(&h->gz_wanted, true);
+	a = xcalloc(1, sizeof(*a));
+	a->c = c;
+	*con_cls = a;
+	pthread_mutex_lock(&h->mu);
+	suspended = ask_fresh(h, a);
+	pthread_mutex_unlock(&h->mu);
+	return suspended ? MHD_YES : send_page(h, c);
+}
+
+static struct serve_conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i =
+	    M->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i ? i->socket_context : NULL;
+}
+
+/* A socket accepted or closed (libmicrohttpd's thread, before it closes the socket). */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct serve_http *h = cls;
+
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		serve_guard_close(h->guard, *socket_context);
+		*socket_context = NULL;
+		return;
+	}
+	const union MHD_ConnectionInfo *fd =
+	    M->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *addr =
+	    M->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	*socket_context =
+	    fd ? serve_guard_open(h->guard, fd->connect_fd, addr ? addr->client_addr : NULL) : NULL;
+}
+
+/* A request answered (or given up): the connection may send the next one. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct serve_http *h = cls;
+
+	(void)toe;
+	free(*con_cls); /* never a waiting one: those are resumed first */
+	*con_cls = NULL;
+	serve_guard_answered(h->guard, conn_of(c));
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_len, void **con_cls)
@@ -175,7 +303,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 
 	(void)version;
 	(void)upload;
-	(void)con_cls;
+	/* the headers are in: the deadline no longer runs */
+	serve_guard_answering(h->guard, conn_of(c));
 	if (serve_http_auth(M, h->wc, c, &denied) < 0)
 		return denied;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
@@ -183,7 +312,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	if (*upload_len)
 		return reply(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n", NULL);
 	if (!strcmp(url, "/metrics"))
-		return metrics(h, c);
+		return metrics(h, c, con_cls);
 	return reply(c, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n", NULL);
 }
 
@@ -252,8 +381,7 @@ struct serve_http *serve_http_start(const char *addr, const struct serve_webconf
 	struct sockaddr_storage ss;
 	struct serve_http *h;
 	const union MHD_DaemonInfo *info;
-	unsigned flags =
-	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
 
 	if (parse_addr(addr, &ss, errbuf, errlen) < 0)
 		return NULL;
@@ -267,17 +395,24 @@ struct serve_http *serve_http_start(const char *addr, const struct serve_webconf
 	h = xcalloc(1, sizeof(*h));
 	h->wc = wc;
 	pthread_mutex_init(&h->mu, NULL);
-	pthread_cond_init(&h->fresh, NULL);
-	h->d = M->start_daemon(flags, 0, NULL, NULL, answer, h, MHD_OPTION_SOCK_ADDR, &ss,
-				MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_CONNECTION_LIMIT,
-				32u, MHD_OPTION_PER_IP_CONNECTION_LIMIT, 8u, MHD_OPTION_ARRAY, tls,
-				MHD_OPTION_END);
+	h->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	h->guard =
+	    h->wake >= 0 ? serve_guard_new(MHD_CONNS, MAX_PER_ADDR, MAX_CONNS, DEADLINE_S) : NULL;
+	if (h->guard)
+		h->d = M->start_daemon(flags, 0, NULL, NULL, answer, h, MHD_OPTION_SOCK_ADDR, &ss,
+				       MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+				       MHD_OPTION_CONNECTION_LIMIT, MHD_CONNS,
+				       MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+				       MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				       MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	if (!h->d) {
 		err_buf(errbuf, errlen,
 			"cannot listen on %s (in use, or not an address here%s)", addr,
 			flags & MHD_USE_TLS ? "; or the TLS certificate and key do not load" : "");
+		serve_guard_free(h->guard);
+		if (h->wake >= 0)
+			close(h->wake);
 		pthread_mutex_destroy(&h->mu);
-		pthread_cond_destroy(&h->fresh);
 		free(h);
 		return NULL;
 	}
@@ -297,6 +432,12 @@ void serve_http_served(struct serve_http *h, uint64_t *text, uint64_t *om)
 	*om = atomic_load(&h->served[1]);
 }
 
+void serve_http_dropped(struct serve_http *h, uint64_t *dropped)
+{
+	for (int i = 0; i < SERVE_DROP_NREASONS; i++)
+		dropped[i] = serve_guard_dropped(h->guard, (enum serve_drop)i);
+}
+
 bool serve_http_wants_openmetrics(struct serve_http *h)
 {
 	return atomic_load(&h->om_wanted);
@@ -312,6 +453,28 @@ uint64_t serve_http_pending(struct serve_http *h)
 	return atomic_load(&h->pending);
 }
 
+int serve_http_wake_fd(const struct serve_http *h)
+{
+	return h->wake;
+}
+
+void serve_http_tick(struct serve_http *h)
+{
+	pthread_mutex_lock(&h->mu);
+	if (h->nwaiting)
+		resume_due(h, WAIT_S);
+	pthread_mutex_unlock(&h->mu);
+}
+
+void serve_http_woken(struct serve_http *h)
+{
+	uint64_t n;
+
+	if (read(h->wake, &n, sizeof(n)) < 0) {
+		/* EAGAIN: nothing asked since the last time */
+	}
+}
+
 void serve_http_publish(struct serve_http *h, uint64_t answers, struct serve_page *text,
 			struct serve_page *om)
 {
@@ -325,7 +488,7 @@ void serve_http_publish(struct serve_http *h, uint64_t answers, struct serve_pag
 	h->om = no;
 	if (answers > h->done)
 		h->done = answers;
-	pthread_cond_broadcast(&h->fresh);
+	resume_due(h, WAIT_S);
 	pthread_mutex_unlock(&h->mu);
 	if (ot)
 		page_put(ot);
@@ -337,13 +500,20 @@ void serve_http_stop(struct serve_http *h)
 {
 	if (!h)
 		return;
+	/* Every waiting request answered (with the last page): none may stay suspended. */
+	pthread_mutex_lock(&h->mu);
+	h->stopping = true;
+	resume_due(h, 0);
+	pthread_mutex_unlock(&h->mu);
 	/* Joins the server thread; responses still queued release their pages. */
 	M->stop_daemon(h->d);
+	serve_guard_free(h->guard); /* every connection closed: nothing uses it */
+	close(h->wake);
 	if (h->text)
 		page_put(h->text);
 	if (h->om)
 		page_put(h->om);
 	pthread_mutex_destroy(&h->mu);
-	pthread_cond_destroy(&h->fresh);
+	free(h->waiting);
 	free(h);
 }

@@ -46,6 +46,7 @@ const struct serve_mhd *serve_mhd(char *errbuf, size_t errlen)
 	SYM(stop_daemon, MHD_stop_daemon);
 	SYM(get_daemon_info, MHD_get_daemon_info);
 	SYM(lookup_connection_value, MHD_lookup_connection_value);
+	SYM(get_connection_info, MHD_get_connection_info);
 	SYM(create_response_from_buffer, MHD_create_response_from_buffer);
 	SYM(create_response_from_buffer_with_free_callback_cls,
 	    MHD_create_response_from_buffer_with_free_callback_cls);
@@ -56,6 +57,8 @@ const struct serve_mhd *serve_mhd(char *errbuf, size_t errlen)
 	SYM(basic_auth_get_username_password, MHD_basic_auth_get_username_password);
 	SYM(queue_basic_auth_fail_response, MHD_queue_basic_auth_fail_response);
 	SYM(free, MHD_free);
+	SYM(suspend_connection, MHD_suspend_connection);
+	SYM(resume_connection, MHD_resume_connection);
 	loaded = true; /* kept open for the process: its threads may still run its code */
 	return &fns;
 }

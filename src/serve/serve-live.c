@@ -51,6 +51,11 @@ int serve_live_start(struct serve_live *s)
 	return watch_start(s->l);
 }
 
+void serve_live_set_wake(struct serve_live *s, int fd)
+{
+	live_set_wake_fd(s->l->c, fd);
+}
+
 int serve_live_poll(struct serve_live *s, int timeout_ms)
 {
 	if (watch_poll(s->l, timeout_ms) < 0)

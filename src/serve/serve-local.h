@@ -47,6 +47,8 @@ struct serve_live *serve_live_new(const struct serve_opts *o, char *errbuf, size
 int serve_live_start(struct serve_live *l);
 /* Waits up to timeout_ms for events and aggregates them. 0 or -1 (errno). */
 int serve_live_poll(struct serve_live *l, int timeout_ms);
+/* fd's readability ends serve_live_poll()'s wait at once (a scrape's ask); -1: none. */
+void serve_live_set_wake(struct serve_live *l, int fd);
 /*
  * Ends the interval: reads what is left, counts the open exits of threads
  * that are gone (a VMM's last exit), hands every row to fn, empties the
@@ -143,6 +145,7 @@ struct serve_meta {
 	struct serve_live_counts live;
 	bool http;			   /* scrapes: */
 	uint64_t scrapes_text, scrapes_om; /* /metrics answered, by format */
+	uint64_t dropped[3];		   /* connections dropped, by enum serve_drop (below) */
 };
 
 /* The whole page into a malloc'd buffer. 0, or -1 (out of memory). */
@@ -174,6 +177,47 @@ bool serve_webconfig_check(const struct serve_webconfig *w, const char *user, co
 void serve_webconfig_free(struct serve_webconfig *w);
 
 /* ------------------------------------------------------------------------ */
+/* guard.c: who may hold a connection, and how long its request may take */
+
+struct serve_guard;
+struct serve_conn;
+struct sockaddr;
+
+/* Why a connection was dropped (the counters of serve_guard_dropped()). */
+enum serve_drop {
+	SERVE_DROP_DEADLINE, /* its request did not end in time, however it trickled */
+	SERVE_DROP_ADDRESS,  /* room for a newer one of its address */
+	SERVE_DROP_FULL,     /* room for a newer one: every slot was held */
+	SERVE_DROP_NREASONS
+};
+_Static_assert(SERVE_DROP_NREASONS == 3, "serve_meta.dropped has a counter per reason");
+
+/*
+ * cap slots (at least the sockets libmicrohttpd may hold), at most per_addr
+ * live connections of one address and total in all, deadline seconds for a
+ * request to end after the connection was accepted or last answered. Starts
+ * the watchdog thread. NULL when it cannot be started.
+ */
+struct serve_guard *serve_guard_new(size_t cap, unsigned per_addr, unsigned total, double deadline);
+/*
+ * A new connection (its socket, the client's address): makes room for it by
+ * dropping (shutdown) the one of its address, then of all, that has waited
+ * longest for its request to end, else the oldest. Its slot, or NULL (no
+ * slot: it was dropped itself).
+ */
+struct serve_conn *serve_guard_open(struct serve_guard *g, int fd, const struct sockaddr *sa);
+/* Its request ended (headers read): no deadline while it is answered. */
+void serve_guard_answering(struct serve_guard *g, struct serve_conn *c);
+/* Its answer was sent: a kept-alive connection's next request has a new deadline. */
+void serve_guard_answered(struct serve_guard *g, struct serve_conn *c);
+/* The connection is being closed (before its socket is): the slot is free. */
+void serve_guard_close(struct serve_guard *g, struct serve_conn *c);
+/* Connections dropped so far for that reason. */
+uint64_t serve_guard_dropped(struct serve_guard *g, enum serve_drop why);
+/* Stops the watchdog; after every connection was closed. */
+void serve_guard_free(struct serve_guard *g);
+
+/* ------------------------------------------------------------------------ */
 /* http.c */
 
 struct serve_http;
@@ -197,8 +241,19 @@ bool serve_http_wants_openmetrics(struct serve_http *h);
 bool serve_http_wants_gzip(struct serve_http *h);
 /* /metrics requests answered so far, by format. */
 void serve_http_served(struct serve_http *h, uint64_t *text, uint64_t *om);
+/* Connections dropped so far, by enum serve_drop (SERVE_DROP_NREASONS of them). */
+void serve_http_dropped(struct serve_http *h, uint64_t *dropped);
 /* The number of the last request for a fresh page (grows; 0: none yet). */
 uint64_t serve_http_pending(struct serve_http *h);
+/*
+ * Readable when a request asks for a fresh page: the collector polls it
+ * with the trace buffers (serve_live_set_wake) so that a scrape does not
+ * wait for its next look. serve_http_woken() empties it.
+ */
+int serve_http_wake_fd(const struct serve_http *h);
+void serve_http_woken(struct serve_http *h);
+/* The collector's look (at least every 0.1 s): requests waiting 2 s get the last page. */
+void serve_http_tick(struct serve_http *h);
 /*
  * Replaces the pages served (takes ownership of the buffers; om may be NULL)
  * and answers the requests up to number `answers` (serve_http_pending()
@@ -228,6 +283,7 @@ struct serve_mhd {
 	__typeof__(MHD_stop_daemon) *stop_daemon;
 	__typeof__(MHD_get_daemon_info) *get_daemon_info;
 	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
 	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
 	__typeof__(MHD_create_response_from_buffer_with_free_callback_cls)
 	    *create_response_from_buffer_with_free_callback_cls;
@@ -239,6 +295,8 @@ struct serve_mhd {
 	__typeof__(MHD_basic_auth_get_username_password) *basic_auth_get_username_password;
 	__typeof__(MHD_queue_basic_auth_fail_response) *queue_basic_auth_fail_response;
 	__typeof__(MHD_free) *free;
+	__typeof__(MHD_suspend_connection) *suspend_connection;
+	__typeof__(MHD_resume_connection) *resume_connection;
 };
 
 /* The library's functions (opened once, then kept), or NULL with errbuf set. */

@@ -126,6 +126,7 @@ static int render(struct serve *s, bool http, bool file)
 	if (s->http) {
 		m.http = true;
 		serve_http_served(s->http, &m.scrapes_text, &m.scrapes_om);
+		serve_http_dropped(s->http, m.dropped);
 	}
 	if (make_page(s, &m, false, gz, &text) < 0)
 		return -1;
@@ -159,6 +160,10 @@ static int loop(struct serve *s)
 	while (!live_stop_requested()) {
 		if (serve_live_poll(s->live, wait_ms(next)) < 0)
 			return err_errno("reading the trace buffers");
+		if (s->http) {
+			serve_http_woken(s->http);
+			serve_http_tick(s->http);
+		}
 		/* A scrape waits for a page made from what was read until now. */
 		if (s->http && serve_http_pending(s->http) > s->answered &&
 		    (fold(s) < 0 || render(s, true, false) < 0))
@@ -227,6 +232,15 @@ static int setup(struct serve *s)
 	if (s->o->textfile && snprintf(s->path, sizeof(s->path), "%s/%s", s->o->textfile,
 				       TEXTFILE_NAME) >= (int)sizeof(s->path))
 		return err("textfile directory name too long");
+	/* The directory checked before tracing starts (each write checks it again). */
+	if (s->o->textfile) {
+		char e[512];
+		struct outfile *of = outfile_open(s->path, OUTFILE_REPLACE, e, sizeof(e));
+
+		if (!of)
+			return err("%s", e);
+		outfile_free(of);
+	}
 	if (live_signals_install() < 0)
 		return err_errno("cannot install signal handlers");
 	s->store = serve_store_new(s->o->max_rows, s->o->per_vcpu);
@@ -239,6 +253,8 @@ static int setup(struct serve *s)
 	/* After the signal mask is set: the server thread inherits it and never takes them. */
 	if (s->o->listen && start_http(s) < 0)
 		return -1;
+	if (s->live && s->http)
+		serve_live_set_wake(s->live, serve_http_wake_fd(s->http));
 	if (s->o->textfile && !s->o->ninputs)
 		err_info("kvm-exitstat: writing %s every %g s\n", s->path, s->o->interval);
 	/* A first page at once; a textfile that cannot be written ends us here. */

@@ -158,6 +158,16 @@ void stats_acc_merge(struct stats_acc *dst, const struct stats_acc *src)
 	}
 }
 
+bool stats_acc_merge_fits(const struct stats_acc *dst, const struct stats_acc *src)
+{
+	uint64_t count, untimed, sum, all;
+
+	return !__builtin_add_overflow(dst->count, src->count, &count) &&
+	       !__builtin_add_overflow(dst->untimed, src->untimed, &untimed) &&
+	       !__builtin_add_overflow(count, untimed, &all) &&
+	       !__builtin_add_overflow(dst->sum, src->sum, &sum);
+}
+
 void stats_acc_set_summary(struct stats_acc *a, uint64_t count, uint64_t min, uint64_t max,
 			   uint64_t sum, double m2)
 {

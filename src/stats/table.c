@@ -108,6 +108,31 @@ void stats_table_set_sub_cap(struct stats_table *t, size_t max)
 	t->sub_cap = max;
 }
 
+struct sums {
+	uint64_t timed, untimed, all, sum;
+	bool over;
+};
+
+static void add_sums(const struct stats_key *k, const struct stats_acc *a, void *arg)
+{
+	struct sums *s = arg;
+
+	(void)k;
+	s->over |= __builtin_add_overflow(s->timed, a->count, &s->timed) ||
+		   __builtin_add_overflow(s->untimed, a->untimed, &s->untimed) ||
+		   __builtin_add_overflow(s->all, a->count, &s->all) ||
+		   __builtin_add_overflow(s->all, a->untimed, &s->all) ||
+		   __builtin_add_overflow(s->sum, a->sum, &s->sum);
+}
+
+bool stats_table_sums_fit(const struct stats_table *t)
+{
+	struct sums s = {0};
+
+	stats_table_foreach(t, add_sums, &s);
+	return !s.over;
+}
+
 uint64_t stats_table_folded(const struct stats_table *t)
 {
 	return t->folded;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Output files for a tool that runs as root (include/outfile.h). The
- * directory is opened once and everything after is relative to its fd, so a
- * symlink swapped in later (a directory renamed, a link retargeted) cannot
- * move the output; the name itself is looked at without following it, then
- * opened with O_NOFOLLOW and checked to be what was looked at.
+ * directory is resolved once, component by component (chase.h: a symlink
+ * another user could have planted, in any component, is refused), and
+ * everything after is relative to its fd, up to the final linkat/renameat,
+ * so a symlink swapped in later (a directory renamed, a link retargeted)
+ * cannot move the output; the name itself is looked at without following
+ * it, then opened with O_NOFOLLOW and checked to be what was looked at.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "alloc.h"
+#include "chase.h"
 #include "err.h"
 #include "outfile.h"
 
@@ -48,8 +51,7 @@ static int fail(struct outfile *o, char *errbuf, size_t errlen, const char *fmt,
 /* Others than root and us can add, remove or rename entries: /tmp, a group's, a user's home. */
 static bool others_can_write(const struct stat *dir)
 {
-	return (dir->st_mode & (S_IWGRP | S_IWOTH)) ||
-	       (dir->st_uid != geteuid() && dir->st_uid != 0);
+	return chase_others_can_write(dir);
 }
 
 static const char *kind_of(mode_t m)
@@ -86,14 +88,11 @@ static int open_dir(struct outfile *o, const char *path, char *errbuf, size_t er
 		free(dir);
 		dir = xstrdup("/");
 	}
-	o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (o->dirfd < 0) {
-		int e = errno;
-
-		free(dir);
-		return fail(o, errbuf, errlen, "cannot write '%s': %s", path, strerror(e));
-	}
+	/* every component checked, from the first to the last directory (chase.h) */
+	o->dirfd = chase_dir(dir, o->shown, errbuf, errlen);
 	free(dir);
+	if (o->dirfd < 0)
+		return -1;
 	o->base = xstrdup(base);
 	return 0;
 }
@@ -269,11 +268,10 @@ static struct outfile *open_path(const char *path, const char *shown, enum outfi
 		else
 			err_buf_errno(errbuf, errlen, "cannot write '%s'", shown);
 	} else if (S_ISLNK(st.st_mode)) {
-		if (others_can_write(&dir)) {
-			fail(
-			    o, errbuf, errlen,
-			    "'%s' is a symbolic link in a directory others can write: not followed",
-			    shown);
+		if (!chase_link_trusted(&dir, st.st_uid)) {
+			fail(o, errbuf, errlen, "'%s' is a symbolic link %s: not followed", shown,
+			     others_can_write(&dir) ? "in a directory others can write"
+						    : "owned by another user than its directory");
 			goto out;
 		}
 		struct outfile *r = follow(o, path, links, errbuf, errlen);

@@ -12,6 +12,11 @@
  * page parser on a buffer of exactly the input's size, so that ASan sees
  * any read past a page.
  *
+ * Every record count the fast path and the zstd lanes read without an error
+ * must be what an independent page walker finds (pagewalk.h, issue 29): a
+ * file they take whole must hold those records, and a page or chunk the
+ * walker finds broken must be an error, never read as something else.
+ *
  * Then the rest of our trace.dat path, in-process and fast (no libtracecmd,
  * whose probe child makes fuzz_input fork per input): the file's own formats
  * parsed by libtraceevent into a tep, the decoder built from them with its
@@ -29,16 +34,44 @@
 #include "pipeline/pipeline-local.h"
 #include "ring.h"
 #include "input/tracedat-local.h"
+#include "pagewalk.h"
+
+struct reading {
+	unsigned sum;
+	uint64_t records;
+};
 
 static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu, long long missed)
 {
 	const unsigned char *p = data;
-	unsigned *sum = arg;
+	struct reading *rd = arg;
 
 	/* Read every byte the reader says the record has. */
 	for (int i = 0; i < size; i++)
-		*sum += p[i];
+		rd->sum += p[i];
+	rd->records++;
 	return 0;
+}
+
+/*
+ * A reader took the whole file (no error): the independent walker must agree
+ * on every record, and must not find a page or chunk broken. A crash here is
+ * a difference libFuzzer saves as an artifact.
+ */
+static void agree(const char *reader, const uint8_t *data, size_t size, uint64_t records)
+{
+	struct pw_count c;
+	enum pw_verdict v = pagewalk(data, size, &c);
+
+	if (v == PW_SKIP || (v == PW_OK && c.records == records))
+		return;
+	fprintf(
+	    stderr,
+	    "fuzz_datread: %s read %llu records without an error, the page walker %s %llu%s%s\n",
+	    reader, (unsigned long long)records,
+	    v == PW_OK ? "counts" : "finds the file broken after", (unsigned long long)c.records,
+	    v == PW_BAD ? ": " : "", v == PW_BAD ? c.why : "");
+	abort();
 }
 
 /* The fuzz data as one ring-buffer page, and as a per-CPU stats text. */
@@ -260,7 +293,7 @@ out_layout:
 }
 
 /* A zstd v7 file's records, as tracedat_iterate() reads them (the formats are v6-only here). */
-static void zstd_records(int fd, unsigned *sum)
+static void zstd_records(int fd, const uint8_t *data, size_t size)
 {
 	struct datfile_layout l;
 	struct tracedat_zstd *z;
@@ -269,10 +302,12 @@ static void zstd_records(int fd, unsigned *sum)
 	if (datfile_layout(fd, &l, e, sizeof(e)) == 0 && l.zstd &&
 	    (z = tracedat_zstd_new(fd, &l, l.long_size, e, sizeof(e)))) {
 		struct ring_lane **lanes;
+		struct reading rd = {0};
 		size_t n;
 
-		if (tracedat_zstd_lanes(z, &lanes, &n, e, sizeof(e)) == 0)
-			lanes_iterate(lanes, n, on_record, sum, e, sizeof(e));
+		if (tracedat_zstd_lanes(z, &lanes, &n, e, sizeof(e)) == 0 &&
+		    lanes_iterate(lanes, n, on_record, &rd, e, sizeof(e)) == 0 && !l.instances)
+			agree("the zstd lanes", data, size, rd.records);
 		tracedat_zstd_close(z);
 	}
 	datfile_layout_free(&l);
@@ -283,7 +318,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *path = fuzz_file(data, size);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct tracedat_fast *f = fd >= 0 ? tracedat_fast_open(fd) : NULL;
-	unsigned sum = 0;
+	struct reading rd = {0};
 	uint64_t lost;
 	char e[256];
 
@@ -292,11 +327,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ring_lane **lanes;
 		size_t n = tracedat_fast_lanes(f, &lanes);
 
-		lanes_iterate(lanes, n, on_record, &sum, e, sizeof(e));
+		if (lanes_iterate(lanes, n, on_record, &rd, e, sizeof(e)) == 0)
+			agree("the fast path", data, size, rd.records);
 		tracedat_fast_close(f);
 	}
 	if (fd >= 0) {
-		zstd_records(fd, &sum);
+		zstd_records(fd, data, size);
 		pipeline(fd, data, size);
 		close(fd);
 	}

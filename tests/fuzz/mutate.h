@@ -12,7 +12,10 @@
  *    counts, dropped, doubled), flyrecord entries (offset, size, aliases,
  *    the CPU count), page headers (commit, flags), comms;
  *  - trace.dat v7: in place: option ids and sizes, section flags, the
- *    BUFFER option's CPU entries, page headers of uncompressed data;
+ *    BUFFER option's CPU entries, page headers of uncompressed data; zstd
+ *    chunks (their count, sizes, frame bytes, and a page of a chunk changed
+ *    and compressed again, the file's offsets after it moved: pagewalk.h
+ *    finds them);
  *  - text: one event line: its pid, comm, timestamp, payload or length.
  *
  * "visible" mutations are those a reader can tell from the file itself (a
@@ -30,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tools/datfile.h"
+#include "pagewalk.h"
 
 struct rng {
 	uint64_t s;
@@ -519,6 +523,188 @@ static inline size_t mutate_v7(uint8_t *data, size_t size, struct rng *r, struct
 	return size;
 }
 
+/* ---- trace.dat v7: pages and zstd chunks ---- */
+
+/*
+ * One of mut_page()'s changes, on a raw page whose commit is ls bytes. A
+ * commit that ends on another record is a valid page with fewer records:
+ * visible only against CPUSTAT's count of the events read, which trace-cmd's
+ * own files leave at 0 (stats false: then only the "events missed" flags).
+ */
+static inline void mut_raw_page(unsigned char *page, uint32_t page_size, unsigned ls, bool stats,
+				struct rng *r, struct mut_desc *m, const char *where)
+{
+	struct df_file d = {.long_size = (unsigned char)ls};
+	uint64_t c = df_commit(&d, page), flags = c & ~(uint64_t)((1u << 27) - 1);
+	uint32_t last;
+
+	switch (stats ? pick(r, 5) : 3 + pick(r, 2)) {
+	case 0:
+		last = df_last_record(&d, page, page_size);
+		if (last)
+			df_set_commit(&d, page, flags | last);
+		describe(m, "%s: a page's commit ends before its last record", where);
+		break;
+	case 1:
+		df_set_commit(&d, page, c + (pick(r, 2) ? 4 : (uint64_t)-4));
+		describe(m, "%s: a page's commit +-4", where);
+		break;
+	case 2:
+		df_set_commit(&d, page, flags | (uint64_t)mut_value(r, (long long)(c & 0xffff)));
+		describe(m, "%s: a page's commit -> another size", where);
+		break;
+	case 3:
+		df_set_commit(&d, page, c | 1ULL << 31);
+		describe(m, "%s: a page flagged 'events missed'", where);
+		break;
+	default:
+		df_set_commit(&d, page, c | 3ULL << 30);
+		describe(m, "%s: a page flagged 'events missed', count stored", where);
+		break;
+	}
+}
+
+/*
+ * data[at, at + len) := s[0, sl), every file offset of v past `at` moved by
+ * the difference, and the flyrecord section's size with it. The new size, or
+ * 0 when it would pass max.
+ */
+static inline size_t v7_splice(uint8_t *data, size_t size, size_t max, const struct pw_v7 *v,
+			       size_t at, size_t len, const void *s, size_t sl, uint32_t cpu)
+{
+	int64_t delta = (int64_t)sl - (int64_t)len;
+
+	if (size - len + sl > max)
+		return 0;
+	for (size_t i = 0; i < v->nptr; i++) {
+		uint64_t o = le(data + v->ptr[i], 8);
+
+		if (o > at) {
+			o += (uint64_t)delta;
+			memcpy(data + v->ptr[i], &o, 8);
+		}
+	}
+	if (v->fly < at) {
+		uint64_t fs = le(data + v->fly + 8, 8) + (uint64_t)delta;
+
+		memcpy(data + v->fly + 8, &fs, 8);
+	}
+	uint64_t cs = v->cpu_size[cpu] + (uint64_t)delta;
+
+	memcpy(data + v->cpu_entry[cpu] + 12, &cs, 8);
+	memmove(data + at + sl, data + at + len, size - at - len);
+	memcpy(data + at, s, sl);
+	return size - len + sl;
+}
+
+/* A page of a chunk changed and the chunk compressed again (its size changes). */
+static inline size_t v7_rechunk(uint8_t *data, size_t size, size_t max, const struct pw_v7 *v,
+				unsigned ls, bool stats, uint32_t cpu, size_t chunk, struct rng *r,
+				struct mut_desc *m)
+{
+	uint32_t csize = (uint32_t)le(data + chunk, 4), usize = (uint32_t)le(data + chunk + 4, 4);
+	unsigned char *raw, *out;
+	size_t bound, n, ret = 0;
+
+	if (chunk + 8 + csize > size || !usize || usize % v->page_size || usize > (16u << 20))
+		return 0;
+	raw = malloc(usize);
+	if (ZSTD_decompress(raw, usize, data + chunk + 8, csize) != usize) {
+		free(raw);
+		return 0;
+	}
+	mut_raw_page(raw + pick(r, usize / v->page_size) * v->page_size, v->page_size, ls, stats,
+		     r, m, "zstd chunk");
+	bound = ZSTD_compressBound(usize);
+	out = malloc(bound + 8);
+	n = ZSTD_compress(out + 8, bound, raw, usize, 1 + (int)pick(r, 3));
+	if (!ZSTD_isError(n)) {
+		uint32_t c32 = (uint32_t)n;
+
+		memcpy(out, &c32, 4);
+		memcpy(out + 4, &usize, 4);
+		ret = v7_splice(data, size, max, v, chunk, 8 + csize, out, n + 8, cpu);
+	}
+	free(raw);
+	free(out);
+	return ret;
+}
+
+/*
+ * The pages or chunks of the top buffer's data; 0 when the file is not one
+ * pagewalk follows. A byte of a frame is not visible: zstd frames carry no
+ * checksum (trace-cmd writes none), and one may decompress to other pages
+ * that are as valid as the first.
+ */
+static inline size_t mutate_v7_data(uint8_t *data, size_t size, size_t max, struct rng *r,
+				    bool visible, struct mut_desc *m)
+{
+	struct pw_v7 v;
+	struct pw_count c;
+	unsigned ls;
+	uint32_t i;
+	uint64_t off, n;
+
+	if (pw_v7_layout(data, size, &v, &c) != PW_OK || !v.ncpus ||
+	    !(ls = pw_v7_commit_size(data, size, &v)))
+		return 0;
+	i = (uint32_t)pick(r, v.ncpus);
+	/* the fuzzers: any change; the oracle: commits only where CPUSTAT can tell */
+	bool stats = !visible || v.stats_read;
+	off = v.cpu_off[i];
+	n = v.cpu_size[i];
+	if (off > size || n > size - off)
+		return 0;
+	if (!v.fly_compressed) {
+		if (n < v.page_size)
+			return 0;
+		mut_raw_page(data + off + pick(r, n / v.page_size) * v.page_size, v.page_size, ls,
+			     stats, r, m, "v7");
+		return size;
+	}
+	/* zstd: the chunk headers' place, up to the one picked */
+	uint32_t count = n >= 4 ? (uint32_t)le(data + off, 4) : 0,
+		 k = (uint32_t)pick(r, count ? count : 1);
+	size_t at = (size_t)off + 4;
+
+	for (uint32_t j = 0; j < k && at + 8 <= size; j++)
+		at += 8 + (size_t)le(data + at, 4);
+	if (!count || at + 8 > size)
+		return 0;
+	size_t what = pick(r, visible ? 4 : 5);
+
+	switch (visible && what == 3 ? 4 : what) {
+	case 0: { /* the chunk count */
+		uint32_t v32 = (uint32_t)mut_value(r, count);
+
+		memcpy(data + off, &v32, 4);
+		describe(m, "zstd: cpu %u's chunk count %u -> %u", v.cpu_id[i], count, v32);
+		return size;
+	}
+	case 1: /* a chunk's compressed or uncompressed size */
+	case 2: {
+		size_t f = at + (pick(r, 2) ? 4 : 0);
+		uint32_t v32 = (uint32_t)mut_value(r, (long long)le(data + f, 4));
+
+		memcpy(data + f, &v32, 4);
+		describe(m, "zstd: chunk %u's %s size -> %u", k,
+			 f == at ? "compressed" : "uncompressed", v32);
+		return size;
+	}
+	case 3: { /* a byte of its frame */
+		uint32_t cs = (uint32_t)le(data + at, 4);
+
+		if (!cs || at + 8 + cs > size)
+			return 0;
+		data[at + 8 + pick(r, cs)] ^= (uint8_t)(1 + pick(r, 255));
+		describe(m, "zstd: a byte of chunk %u's frame", k);
+		return size;
+	}
+	default:
+		return v7_rechunk(data, size, max, &v, ls, stats, i, at, r, m);
+	}
+}
+
 /* ---- text ---- */
 
 /*
@@ -679,8 +865,11 @@ static inline size_t mutate_any(uint8_t *data, size_t size, size_t max, struct r
 {
 	if (size > 12 && !memcmp(data, "\027\010\104tracing6", 12))
 		return mutate_v6(data, size, max, r, visible, m);
-	if (size > 12 && !memcmp(data, "\027\010\104tracing7", 12))
-		return mutate_v7(data, size, r, m);
+	if (size > 12 && !memcmp(data, "\027\010\104tracing7", 12)) {
+		size_t n = pick(r, 2) ? mutate_v7_data(data, size, max, r, visible, m) : 0;
+
+		return n ? n : mutate_v7(data, size, r, m);
+	}
 	if (!memchr(data, '\0', size))
 		return mutate_text(data, size, max, r, visible, m);
 	return 0;

@@ -121,6 +121,13 @@ seed exittypes exit_types/*.types
 seed buckets exit_types/*.map
 seed datread "$SEEDS"/dat/*.dat "$FIX"/text/trace.dat "$FIX"/real/*.dat "$BAD"/tracedat/*.dat
 seed reportjson "$FIX"/json/*.json
+# jsonmerge: report A, a NUL, report B (issue 29): real reports and the hostile ones paired
+mkdir -p "$SEEDS/jsonmerge"
+for a in "$FIX"/json/*.json; do
+	for b in "$FIX"/json/*.json "$BAD"/json/*.json; do
+		{ cat "$a"; printf '\000'; cat "$b"; } >"$SEEDS/jsonmerge/$(basename "$a" .json)+$(basename "$b")"
+	done
+done
 for d in tests/fuzz/corpus/*/; do
 	[ -d "$d" ] && seed "$(basename "$d")" "$d"*
 done
@@ -132,6 +139,7 @@ dict() {
 	case $1 in
 	input) echo "$FUZZ_O/input.dict" ;;
 	datread) echo "$DICTS/tracedat.dict" ;;
+	jsonmerge) echo "$DICTS/reportjson.dict" ;;
 	*) echo "$DICTS/$1.dict" ;;
 	esac
 }
@@ -156,6 +164,7 @@ replays() {
 	case $1 in
 	input) echo input tracedat text ;;
 	datread) echo datread tracedat ;;
+	jsonmerge) echo json ;;
 	*) echo "$1" ;;
 	esac
 }

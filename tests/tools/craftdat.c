@@ -24,6 +24,11 @@
  *   page-missed CPU PAGE             the page's commit gets the "events missed" flag
  *   record-past-page CPU PAGE        the page's last record claims to run past the page
  *   cmdline-comm PID NAME            the saved_cmdlines name of PID := NAME
+ *   option-drop ID                   every option with that id removed (CPUSTAT: 2)
+ *   record-pid SYS:EVENT FIELD VALUE N PID
+ *                                    the Nth record (from 0, in file order: CPU by
+ *                                    CPU, page by page) of EVENT whose FIELD is VALUE
+ *                                    gets common_pid := PID (0: the idle task, -1)
  *
  * Host byte order only (the recordings are ours or trace-cmd's on this host); the
  * parsing and writing are tests/tools/datfile.h, shared with the fuzz mutators.
@@ -159,6 +164,97 @@ static void cmdline_comm(struct df_file *d, const char *pid, const char *name)
 	die("pid %s not in saved_cmdlines", pid);
 }
 
+static void option_drop(struct df_file *d, long id)
+{
+	size_t kept = 0, n = d->nopts;
+
+	for (size_t i = 0; i < n; i++) {
+		if (d->opts[i].id == id)
+			free(d->opts[i].data.p);
+		else
+			d->opts[kept++] = d->opts[i];
+	}
+	if (kept == n)
+		die("no option with id %ld", id);
+	d->nopts = kept;
+}
+
+/* A field of a format: its offset and size ("offset:N;" and "size:N;" after " NAME;"). */
+static void field_at(struct df_fmt *f, const char *field, long *off, long *size)
+{
+	char anchor[256];
+	size_t len;
+	long at;
+
+	snprintf(anchor, sizeof(anchor), " %s;", field);
+	at = df_number_at(&f->text, anchor, "offset:", &len);
+	if (at < 0)
+		die("no field %s", field);
+	*off = strtol((const char *)f->text.p + at, NULL, 10);
+	at = df_number_at(&f->text, anchor, "size:", &len);
+	*size = at < 0 ? -1 : strtol((const char *)f->text.p + at, NULL, 10);
+	if (*off < 0 || *size < 1 || *size > 8)
+		die("field %s: offset %ld size %ld", field, *off, *size);
+}
+
+struct pid_edit {
+	long id, field_off, field_size, pid_off, nth;
+	long long value, pid;
+	bool done;
+};
+
+static long long read_int(const unsigned char *p, long size)
+{
+	int64_t v = 0;
+
+	memcpy(&v, p, (size_t)size); /* host byte order, as the file's (see the top) */
+	if (size < 8 && (v >> (size * 8 - 1)) & 1)
+		v -= (int64_t)1 << (size * 8); /* signed: what the kernel's int fields are */
+	return v;
+}
+
+static int pid_edit_one(void *arg, unsigned char *payload, uint32_t len)
+{
+	struct pid_edit *e = arg;
+	uint16_t type;
+	int32_t pid = (int32_t)e->pid;
+
+	if (len < 8 || (long)len < e->field_off + e->field_size)
+		return 0;
+	memcpy(&type, payload, 2);
+	if (type != e->id || read_int(payload + e->field_off, e->field_size) != e->value)
+		return 0;
+	if (e->nth-- > 0)
+		return 0;
+	memcpy(payload + e->pid_off, &pid, 4);
+	e->done = true;
+	return 1;
+}
+
+static void record_pid(struct df_file *d, char **a)
+{
+	struct df_fmt *f = find_fmt(d, a[1]);
+	struct pid_edit e = {
+	    .value = strtoll(a[3], NULL, 0), .nth = arg_long(a[4]), .pid = strtoll(a[5], NULL, 0)};
+	long pid_size;
+	size_t len;
+	long at = df_number_at(&f->text, NULL, "ID: ", &len);
+
+	if (at < 0)
+		die("%s has no ID", a[1]);
+	e.id = strtol((const char *)f->text.p + at, NULL, 10);
+	field_at(f, a[2], &e.field_off, &e.field_size);
+	field_at(f, "common_pid", &e.pid_off, &pid_size);
+	if (pid_size != 4)
+		die("common_pid of %s has %ld bytes", a[1], pid_size);
+	for (uint32_t c = 0; c < d->ncpus && !e.done; c++)
+		for (size_t pg = 0; (pg + 1) * d->page_size <= d->cpus[c].data.n && !e.done; pg++)
+			df_each_record(d, d->cpus[c].data.p + pg * d->page_size, d->page_size,
+				       pid_edit_one, &e);
+	if (!e.done)
+		die("no record %s of %s with %s = %s", a[4], a[1], a[2], a[3]);
+}
+
 static int mutate(struct df_file *d, char **a)
 {
 	const char *m = a[0];
@@ -231,6 +327,10 @@ static int mutate(struct df_file *d, char **a)
 	}
 	if (!strcmp(m, "cmdline-comm"))
 		return cmdline_comm(d, a[1], a[2]), 3;
+	if (!strcmp(m, "option-drop"))
+		return option_drop(d, arg_long(a[1])), 2;
+	if (!strcmp(m, "record-pid"))
+		return record_pid(d, a), 6;
 	die("unknown mutation '%s'", m);
 }
 
@@ -239,11 +339,11 @@ static int arity(const char *m)
 	static const struct {
 		const char *name;
 		int n;
-	} t[] = {{"field-offset", 3},	  {"field-size", 3},	 {"event-id", 2},
-		 {"dup-id", 2},		  {"format-replace", 3}, {"option-id", 2},
-		 {"page-size", 1},	  {"cpu-size", 2},	 {"cpu-alias", 2},
-		 {"commit-drop-last", 2}, {"page-commit", 3},	 {"page-missed", 2},
-		 {"cmdline-comm", 2},	  {"record-past-page", 2}};
+	} t[] = {
+	    {"field-offset", 3},   {"field-size", 3},	    {"event-id", 2},	{"dup-id", 2},
+	    {"format-replace", 3}, {"option-id", 2},	    {"page-size", 1},	{"cpu-size", 2},
+	    {"cpu-alias", 2},	   {"commit-drop-last", 2}, {"page-commit", 3}, {"page-missed", 2},
+	    {"cmdline-comm", 2},   {"record-past-page", 2}, {"option-drop", 1}, {"record-pid", 5}};
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
 		if (!strcmp(t[i].name, m))

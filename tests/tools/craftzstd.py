@@ -17,6 +17,9 @@
 #   huge-count       a chunk count of 2^32 - 1
 #   second-frame     (needs a CPU with two chunks or more) the second frame's
 #                    magic overwritten: found while reading, not at open
+#   cpu-size-short   the BUFFER option's size of that CPU's data := 7: its
+#                    chunks run past the data it declares (issue 29)
+#   count-zero       its chunk count := 0: its chunks leave its data unread
 import struct
 import sys
 
@@ -27,7 +30,8 @@ def cstring(d, i):
 
 
 def cpu_data(d):
-    """(page_size, [offset of the chunk count of each CPU with data, in file order])."""
+    """(page_size, [offset of the chunk count of each CPU with data, in file order],
+    [file offset of each one's size in the BUFFER option])."""
     i = 10  # magic
     _, i = cstring(d, i)  # version
     if d[i] != 0:
@@ -59,14 +63,15 @@ def cpu_data(d):
                 _, p = cstring(b, p)
                 _, ncpus = struct.unpack_from("<II", b, p)
                 p += 8
-                found = []
+                found, sizes = [], []
                 for _ in range(ncpus):
                     _, off, sz = struct.unpack_from("<IQQ", b, p)
-                    p += 20
                     if sz and name == b"":
                         found.append(off)
+                        sizes.append(o + p + 12)
+                    p += 20
                 if found:
-                    return page_size, found
+                    return page_size, found, sizes
             o += size
     sys.exit("craftzstd: no CPU data found")
 
@@ -74,7 +79,7 @@ def cpu_data(d):
 def main():
     src, dst, kind = sys.argv[1:4]
     d = bytearray(open(src, "rb").read())
-    page_size, counts = cpu_data(d)
+    page_size, counts, sizes = cpu_data(d)
     count_at = counts[0]
     if kind == "second-frame":
         # which CPU got two chunks (trace-cmd's 10 pages each) is the scheduler's doing
@@ -99,6 +104,10 @@ def main():
     elif kind == "second-frame":
         second = chunk + 8 + zsize
         d[second + 8 : second + 12] = b"\xde\xad\xbe\xef"
+    elif kind == "count-zero":
+        struct.pack_into("<I", d, count_at, 0)
+    elif kind == "cpu-size-short":
+        struct.pack_into("<Q", d, sizes[counts.index(count_at)], 7)
     else:
         sys.exit("craftzstd: unknown kind " + kind)
     open(dst, "wb").write(d)

@@ -458,6 +458,48 @@ static inline void df_set_commit(const struct df_file *d, unsigned char *page, u
 	memcpy(page + 8, &v, d->long_size == 4 ? 4 : 8);
 }
 
+/*
+ * Each data record of a page, in order: fn(arg, its payload, its length);
+ * a non-zero return stops the walk and is returned. The kernel's record
+ * header rules (type_len 1..28: 4-byte words of payload; 0: the length in
+ * array[0], which counts itself; 29 padding, 30 time extend, 31 time stamp).
+ */
+static inline int df_each_record(const struct df_file *d, unsigned char *page, size_t page_len,
+				 int (*fn)(void *arg, unsigned char *payload, uint32_t len),
+				 void *arg)
+{
+	size_t hdr = 8 + (d->long_size == 4 ? 4 : 8);
+	unsigned char *data = page + hdr;
+	uint32_t size = (uint32_t)(df_commit(d, page) & ((1u << 27) - 1)), off = 0;
+
+	if (size > page_len - hdr)
+		return 0;
+	while (off + 4 <= size) {
+		uint32_t h, tl, len = 0, n;
+		int r = 0;
+
+		memcpy(&h, data + off, 4);
+		tl = h & 31;
+		if (tl && tl <= 28) {
+			n = 4 + tl * 4;
+			r = n <= size - off ? fn(arg, data + off + 4, tl * 4) : 0;
+		} else {
+			if (off + 8 > size)
+				break;
+			memcpy(&len, data + off + 4, 4);
+			n = tl == 0 ? 8 + ((len - 4 + 3) & ~3u) : tl == 29 ? 4 + len : 8;
+			if (tl == 0 && len >= 4 && n <= size - off)
+				r = fn(arg, data + off + 8, len - 4);
+		}
+		if (r)
+			return r;
+		if (!n || n > size - off)
+			break;
+		off += n;
+	}
+	return 0;
+}
+
 /* Where the page's last data record starts (the kernel's record header rules), or 0. */
 static inline uint32_t df_last_record(const struct df_file *d, const unsigned char *page,
 				      size_t page_len)

@@ -3,15 +3,22 @@
  * serve's parts without a kernel: the fold of the log-linear histogram into
  * the fixed le bounds (exact: checked against counting the samples
  * directly), the exposition text (escaping, cumulative buckets, the two
- * formats' names), the store's cap and retention, and the output files
- * (atomic replace; a FIFO or a symlink is refused, not replaced); the
- * non-integer samples (process_*), the collector-health gauge's host test,
- * the web config's TLS versions and password check.
+ * formats' names), the store's cap and retention, the output files
+ * (atomic replace; a FIFO or a symlink is refused, not replaced), the
+ * HTTP connections' guard (bounds, deadline); the non-integer samples
+ * (process_*), the collector-health gauge's host test, the web config's TLS
+ * versions and password check.
+}
+
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include "harness.h"
 #include "intern.h"
 #include "live.h"
@@ -89,10 +96,13 @@ static void families(struct prom_w *w)
 	prom_sample(w, NULL, 0, 1);
 }
 
-/* 0xff and a cut 0xc3 are no UTF-8: written as the text \xNN; "é" and C1 kept. */
+/*
+ * 0xff and a cut 0xc3 are no UTF-8: written as the text \xNN; so are the C1
+ * CSI and ESC, which a terminal acts on (they were kept raw); "é" kept.
+ */
 static void odd_label(struct prom_w *w)
 {
-	struct prom_label l[] = {{"vm", "\xff\xc2\x9b\xc3\xa9\\\xc3"}};
+	struct prom_label l[] = {{"vm", "\xff\xc2\x9b\xc3\xa9\\\xc3\033[2J"}};
 
 	prom_family(w, "x_exits", PROM_COUNTER, NULL, "h\xfe");
 	prom_sample(w, l, 1, 1);
@@ -101,8 +111,10 @@ static void odd_label(struct prom_w *w)
 static bool bytes_ok(void)
 {
 	char *t = render(false, odd_label);
-	bool ok = strstr(t, "# HELP x_exits_total h\\\\xfe\n") &&
-		  strstr(t, "x_exits_total{vm=\"\\\\xff\xc2\x9b\xc3\xa9\\\\\\\\xc3\"} 1\n");
+	bool ok =
+	    strstr(t, "# HELP x_exits_total h\\\\xfe\n") &&
+	    strstr(t,
+		   "x_exits_total{vm=\"\\\\xff\\\\xc2\\\\x9b\xc3\xa9\\\\\\\\xc3\\\\x1b[2J\"} 1\n");
 
 	if (!ok)
 		fprintf(stderr, "%s", t);
@@ -350,6 +362,74 @@ static void test_webconfig(void)
 	unlink(path);
 }
 
+/* A connection of address 127.0.0.`host`: our end for the guard, the client's in *peer. */
+static struct serve_conn *guard_conn(struct serve_guard *g, int host, int *peer)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_addr.s_addr = htonl(0x7f000000u | host)};
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	*peer = sv[1];
+	return serve_guard_open(g, sv[0], (struct sockaddr *)&a);
+}
+
+/* The client's end sees its connection shut down (end of stream at once). */
+static bool was_dropped(int peer)
+{
+	struct pollfd p = {.fd = peer, .events = POLLIN};
+	char c;
+
+	return poll(&p, 1, 0) == 1 && recv(peer, &c, 1, MSG_DONTWAIT) == 0;
+}
+
+/*
+ * guard.c: a newcomer makes room (the slowest of its address, then of all),
+ * a request being answered is kept, a trickling one is dropped at its
+ * deadline. Unix sockets stand in for TCP ones: shutdown() is the same.
+ */
+static void test_guard(void)
+{
+	struct serve_guard *g = serve_guard_new(8, 2, 3, 0.3);
+	struct serve_conn *c[5];
+	int p[5];
+
+	CHECK(g != NULL, "the guard starts");
+	if (!g)
+		return;
+	c[0] = guard_conn(g, 10, &p[0]);
+	usleep(2000);
+	c[1] = guard_conn(g, 10, &p[1]);
+	usleep(2000);
+	CHECK(!was_dropped(p[0]) && !was_dropped(p[1]), "two of one address are kept");
+	c[2] = guard_conn(g, 10, &p[2]);
+	CHECK(was_dropped(p[0]), "a third of that address drops its oldest");
+	CHECK(!was_dropped(p[1]) && !was_dropped(p[2]), "the others of that address are kept");
+	serve_guard_answering(g, c[1]);
+	usleep(2000);
+	c[3] = guard_conn(g, 11, &p[3]);
+	CHECK(!was_dropped(p[1]) && !was_dropped(p[2]) && !was_dropped(p[3]), "three in all");
+	c[4] = guard_conn(g, 12, &p[4]);
+	CHECK(was_dropped(p[2]), "a fourth drops the one waiting longest for its request");
+	CHECK(!was_dropped(p[1]), "not the one being answered, older as it is");
+	CHECK_EQ(serve_guard_dropped(g, SERVE_DROP_ADDRESS), 1);
+	CHECK_EQ(serve_guard_dropped(g, SERVE_DROP_FULL), 1);
+	usleep(600000);
+	CHECK(was_dropped(p[3]) && was_dropped(p[4]),
+	      "requests not ended by the deadline are dropped");
+	CHECK(!was_dropped(p[1]), "a request being answered has no deadline");
+	CHECK_EQ(serve_guard_dropped(g, SERVE_DROP_DEADLINE), 2);
+	serve_guard_answered(g, c[1]);
+	usleep(600000);
+	CHECK(was_dropped(p[1]),
+	      "after its answer, a kept-alive connection's next request has one");
+	for (int i = 0; i < 5; i++) {
+		serve_guard_close(g, c[i]);
+		close(p[i]);
+	}
+	serve_guard_free(g);
+}
+
 int main(void)
 {
 	test_prom_double();
@@ -359,6 +439,7 @@ int main(void)
 	test_prom();
 	test_store();
 	test_outfile();
+	test_guard();
 	printf("%d passed, %d failed\n", t_pass, t_fail);
 	return t_fail != 0;
 }

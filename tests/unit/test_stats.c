@@ -215,6 +215,39 @@ static void test_many_keys(void)
 	stats_table_free(t);
 }
 
+/* What a saved report can claim: merges and totals past 2^64 are told, not wrapped. */
+static void test_overflow(void)
+{
+	struct stats_acc a, b;
+	struct stats_table *t = stats_table_new();
+	struct stats_key k = {.name = "A", .tid = -1, .vcpu = -1};
+
+	stats_acc_init(&a);
+	stats_acc_init(&b);
+	stats_acc_set_summary(&a, 8, 1, 2, 12, NAN);
+	stats_acc_set_summary(&b, UINT64_MAX - 8, 1, 2, 3, NAN);
+	CHECK(stats_acc_merge_fits(&a, &b), "8 + 2^64 - 9 fits");
+	b.count = UINT64_MAX - 7;
+	CHECK(!stats_acc_merge_fits(&a, &b), "8 + 2^64 - 8 does not");
+	b.count = 1;
+	b.sum = UINT64_MAX;
+	CHECK(!stats_acc_merge_fits(&a, &b), "a sum past 2^64");
+	b.sum = 1;
+	b.untimed = UINT64_MAX - 8;
+	CHECK(!stats_acc_merge_fits(&a, &b), "timed + untimed past 2^64");
+	stats_acc_merge(stats_table_get(t, &k), &a);
+	CHECK(stats_table_sums_fit(t), "one row fits");
+	k.name = "B";
+	stats_acc_set_summary(stats_table_get(t, &k), UINT64_MAX - 8, 1, 1, 1, NAN);
+	CHECK(stats_table_sums_fit(t), "rows adding up to 2^64 - 1 fit");
+	k.name = "C";
+	stats_acc_set_summary(stats_table_get(t, &k), 1, 1, 1, 1, NAN);
+	CHECK(!stats_table_sums_fit(t), "one more: the total would wrap");
+	stats_table_free(t);
+	stats_acc_free(&a);
+	stats_acc_free(&b);
+}
+
 int main(void)
 {
 	for (int kind = 0; kind < 4; kind++) {
@@ -225,5 +258,6 @@ int main(void)
 	test_summary_merge();
 	test_view_and_split();
 	test_many_keys();
+	test_overflow();
 	return test_summary("test_stats");
 }
