@@ -304,7 +304,9 @@ void anat_switch_in(struct anat *a, uint64_t ts, const char *comm, int32_t pid)
 		credit(a, a->seg, ts, a->who, a->who_pid); /* who preempted it */
 		break;
 	case RUN_WOKEN:
-		credit(a, a->seg, ts, comm, pid); /* who ran until it could */
+		/* who ran until it could; the idle task (pid 0) is a wake-up's latency, no one's */
+		if (pid > 0)
+			credit(a, a->seg, ts, comm, pid);
 		break;
 	case RUN_ASLEEP:
 		break; /* its wake-up was not traced: the whole stretch counted asleep */
