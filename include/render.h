@@ -102,6 +102,7 @@ struct render_svg {
 	double unit_ns;			 /* of v */
 	const struct stats_timeline *tl; /* NULL: the input has no timestamps */
 	bool tl_by_reason;		 /* rows are buckets, the timeline is by exit reason */
+	const struct stats_anatomy_view *anatomy; /* --anatomy: the parts stacked per reason */
 };
 /* 0, or -1 on a write error. */
 int render_report_svg(FILE *f, const struct render_svg *s);
@@ -113,6 +114,9 @@ const char *render_row_sub(const struct stats_row *r, char *buf, size_t len);
 
 int render_diff(FILE *f, const struct diff *d, enum render_format fmt,
 		const struct render_diff_opts *o);
+/* diff --anatomy: each reason's parts, A against B (diff_anatomy_new()). */
+int render_diff_anatomy(FILE *f, const struct diff_anatomy *d, enum render_format fmt,
+			const struct render_diff_opts *o);
 /* A self-contained SVG: per-row horizontal bars of time share, A vs B. */
 int render_diff_svg(FILE *f, const struct diff *d, const struct render_diff_opts *o);
 

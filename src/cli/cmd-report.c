@@ -531,6 +531,14 @@ static int write_svg(const struct report_opts *o, const struct input_result *r)
 
 	s.title = title;
 	s.v = stats_view_new(whole, o->unit_ns, o->unit, o->sort);
+	if (o->anatomy) {
+		const struct stats_anatomy *a =
+		    t == r->exits ? o->io.anatomy[0] : t == r->uexits ? o->io.anatomy[1] : NULL;
+
+		if (a)
+			s.anatomy = stats_anatomy_view_new(a, o->io.with_sub ? STATS_BY_SUB : 0,
+							   o->unit_ns, o->unit, o->sort);
+	}
 	s.tl = t == r->exits ? o->io.timeline[0] : t == r->uexits ? o->io.timeline[1] : NULL;
 	if (r->ts_ticks)
 		s.tl = NULL; /* exits per second: not with times of unknown unit */
@@ -545,6 +553,7 @@ static int write_svg(const struct report_opts *o, const struct input_result *r)
 			ret = err("%s", e);
 	}
 	outfile_free(of);
+	stats_anatomy_view_free((struct stats_anatomy_view *)s.anatomy);
 	stats_view_free((struct stats_view *)s.v);
 	stats_table_free(whole);
 	free(title);

@@ -56,6 +56,10 @@ void diff_fmt_spans(char *buf, size_t len, const struct render_diff_opts *o);
 /* s as XML character data or an attribute value (& < > " escaped): the SVG renderers. */
 void svg_text(FILE *f, const char *s);
 
+/* report --svg --anatomy (anatomy-svg.c): the stacked parts per reason, and their height. */
+int svg_anatomy_height(const struct stats_anatomy_view *v);
+void svg_anatomy(FILE *f, const struct stats_anatomy_view *v, int y0, int width);
+
 /* A CSV cell, quoted only when it must be (RFC 4180). */
 void csv_quote(FILE *f, const char *s);
 
