@@ -36,6 +36,8 @@ void prom_family(struct prom_w *w, const char *name, enum prom_type type, const 
 		 const char *help);
 /* A counter, gauge or info sample of the open family. */
 void prom_sample(struct prom_w *w, const struct prom_label *l, size_t nl, uint64_t v);
+/* The same for a time in ns, printed in seconds. */
+void prom_sample_seconds(struct prom_w *w, const struct prom_label *l, size_t nl, uint64_t ns);
 /*
  * A histogram sample: counts[i] samples below le_ns[i] (and not below the bound
  * before it), counts[nle] above the last; printed cumulative, bounds in seconds.

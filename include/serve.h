@@ -31,6 +31,8 @@ struct serve_opts {
 	const char *buckets_name;
 	const struct exit_types *types;
 	const char *version; /* for kvm_exitstat_build_info */
+	/* --anatomy: the sched and irq events too, and each row's exit time by cause */
+	bool anatomy;
 };
 
 /* Runs until SIGINT/SIGTERM/SIGHUP. Prints its own errors; returns the exit status. */

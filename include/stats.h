@@ -342,12 +342,6 @@ void stats_anatomy_counts(const struct stats_anatomy *a, uint64_t *split, uint64
 /* A part's accumulator of row k (NULL: no such row). part STATS_NPARTS: the whole intervals. */
 const struct stats_acc *stats_anatomy_acc(const struct stats_anatomy *a, const struct stats_key *k,
 					  unsigned part);
-/* Calls fn for each row's key (the order rows were made). */
-void stats_anatomy_foreach(const struct stats_anatomy *a,
-			   void (*fn)(const struct stats_key *k, void *arg), void *arg);
-/* A new anatomy whose keys keep only the parts in `by` (STATS_BY_*), as stats_table_rollup(). */
-struct stats_anatomy *stats_anatomy_rollup(const struct stats_anatomy *a, unsigned by);
-
 /* One part of a view's row, in the view's unit. */
 struct stats_anatomy_cell {
 	double sum, mean, p99;

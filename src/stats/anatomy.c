@@ -191,27 +191,8 @@ const struct stats_acc *stats_anatomy_acc(const struct stats_anatomy *a, const s
 	return stats_table_find(part < STATS_NPARTS ? a->part[part] : a->whole, k);
 }
 
-struct key_walk {
-	void (*fn)(const struct stats_key *k, void *arg);
-	void *arg;
-};
-
-static void key_of(const struct stats_key *k, const struct stats_acc *a, void *arg)
-{
-	struct key_walk *w = arg;
-
-	w->fn(k, w->arg);
-}
-
-void stats_anatomy_foreach(const struct stats_anatomy *a,
-			   void (*fn)(const struct stats_key *k, void *arg), void *arg)
-{
-	struct key_walk w = {fn, arg};
-
-	stats_table_foreach(a->whole, key_of, &w);
-}
-
-struct stats_anatomy *stats_anatomy_rollup(const struct stats_anatomy *a, unsigned by)
+/* A new anatomy whose keys keep only the parts in `by` (STATS_BY_*), as stats_table_rollup(). */
+static struct stats_anatomy *rollup(const struct stats_anatomy *a, unsigned by)
 {
 	struct stats_anatomy *r = xcalloc(1, sizeof(*r));
 
@@ -377,7 +358,7 @@ struct stats_anatomy_view *stats_anatomy_view_new(const struct stats_anatomy *a,
 						  enum stats_sort sort)
 {
 	struct stats_anatomy_view *v = xcalloc(1, sizeof(*v));
-	struct stats_anatomy *r = stats_anatomy_rollup(a, by);
+	struct stats_anatomy *r = rollup(a, by);
 	struct view_build b = {v, r, 0, unit_ns};
 
 	v->unit = unit;

@@ -18,6 +18,7 @@
 #         writes through 9p: irq as the oracle's.
 # Every interval's parts add up to it (checked by the compare too).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../tools/record-helpers.sh"
 need_kvm
 PY=/usr/bin/python3 # the real binary: a pyenv shim costs seconds a start in the lab
 [ -x "$PY" ] || skip "needs $PY"
@@ -154,6 +155,36 @@ check "mmio: vmm + interruptions within 1% of exitgen's clock, the median exit (
 	awk -v r="$(val median_rel "$TMP/mmio.clock")" 'BEGIN { exit !(r >= 0 && r < 0.01) }'
 check "mmio: never less than exitgen's clock ($(grep least "$TMP/mmio.clock"))" \
 	awk -v r="$(val least_rel "$TMP/mmio.clock")" 'BEGIN { exit !(r > -0.001) }'
+
+# ---- top and serve, live: the cause column, the cause counters ------------------
+mkdir "$TMP/tf"
+"$EXITGEN" --hog --io 2000 --start-on-usr1 >"$TMP/live.eg" 2>&1 &
+EL=$!
+wait_line "$TMP/live.eg" '^exitgen: pid'
+"$KES" serve --anatomy -p "$EL" --textfile "$TMP/tf" -i 0.3 2>"$TMP/serve.err" &
+S=$!
+timeout 300 "$KES" top --anatomy --once -d 250 -p "$EL" >"$TMP/once.out" 2>"$TMP/once.err" &
+T=$!
+check "top and serve trace exitgen" wait_traced "$EL" 2
+kill -USR1 "$EL"
+wait $T
+eq "top --anatomy --once: exit status ($(head -c 200 "$TMP/once.err"))" "$?" 0
+wait $EL
+sleep 2 # serve's last interval written
+kill -INT $S
+wait $S
+eq "serve --anatomy: exit status ($(head -c 200 "$TMP/serve.err"))" "$?" 0
+sed 's/^/top: /' "$TMP/once.out"
+check "top --anatomy --once: a CAUSE column" grep -q ' %TIME CAUSE$' "$TMP/once.out"
+check "top --anatomy --once: io's time mostly runnable behind the hog" grep -q '^io .* runnable [0-9]*%$' "$TMP/once.out"
+grep 'cause_seconds_total{' "$TMP/tf/kvm_exitstat.prom" | sed 's/^/serve: /' | grep 'reason="io"'
+check "serve --anatomy: io's runnable seconds counted" awk '
+	index($0, "kvm_exitstat_exit_cause_seconds_total{") == 1 && /reason="io"/ && /cause="runnable"/ && $NF > 0 { ok = 1 }
+	END { exit !ok }' "$TMP/tf/kvm_exitstat.prom"
+if command -v promtool >/dev/null 2>&1; then
+	promtool check metrics <"$TMP/tf/kvm_exitstat.prom" >"$TMP/promtool.out" 2>&1
+	check "promtool accepts the cause counters ($(head -c 300 "$TMP/promtool.out"))" [ $? -eq 0 ]
+fi
 
 # ---- irq: device interrupts on the vCPU's CPU -------------------------------------
 # The lab's 9p devices' request interrupts, routed to the CPU --pin puts vCPU 0 on
