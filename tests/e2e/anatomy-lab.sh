@@ -90,23 +90,33 @@ blocked = [int(r['blocked_ns']) for r in rows]
 mean = sum(blocked) / len(blocked)
 print('halts', sum(int(r['halts']) for r in rows), 'slept', sum(int(r['slept']) for r in rows))
 print('blocked_mean_ns %d sleep_ns %d rel %.5f' % (mean, want, abs(mean - want) / want))
-print('blocked_min_ns', min(blocked))
-# the halt as the kernel timed it (ktime, kvm_vcpu_wakeup's ns): polling, sleep, wait to run
-off = [abs(sum(int(r[p + '_ns']) for p in ('polled', 'blocked', 'runnable', 'irq', 'softirq'))
-           - kernel[int(r['ts_ns'])]) / kernel[int(r['ts_ns'])] for r in rows]
-print('kernel_worst_rel %.5f' % max(off))
+# a halt (its polling and its sleep) never ends before its timer: from arming the PIT to
+# the halt the guest runs a few instructions (one in-kernel PIO exit)
+print('halt_min_ns', min(int(r['polled_ns']) + int(r['blocked_ns']) for r in rows))
+# the halt as the kernel timed it (ktime, kvm_vcpu_wakeup's ns: polling, sleep, the wait to
+# run again) holds its polled and blocked time, and no more than that and what else the
+# interval had off its CPU or in handlers (the wait to run, an interrupt)
+bad = 0
+for r in rows:
+    ns = kernel[int(r['ts_ns'])]
+    pb = int(r['polled_ns']) + int(r['blocked_ns'])
+    other = sum(int(r[p + '_ns']) for p in ('runnable', 'irq', 'softirq'))
+    if pb > ns * 1.001 or ns > (pb + other) * 1.01:
+        bad += 1
+        print('halt_off ts %s kernel_ns %d polled_blocked_ns %d other_ns %d' % (r['ts_ns'], ns, pb, other))
+print('kernel_bad', bad)
 print('slept_without_blocked', sum(1 for r in rows if int(r['slept']) and not int(r['blocked_ns'])))
 PY
 sed 's/^/hlt: /' "$TMP/hlt.sleep"
 eq "hlt: 10 halts, all slept (kvm_vcpu_wakeup waited)" "$(grep '^halts' "$TMP/hlt.sleep")" "halts 10 slept 10"
 eq "hlt: every halt that slept has blocked time" "$(val slept_without_blocked "$TMP/hlt.sleep")" 0
-check "hlt: polled + blocked + the wait to run within 1% of the kernel's own halt time, each halt ($(grep kernel_worst "$TMP/hlt.sleep"))" \
-	awk -v r="$(val kernel_worst_rel "$TMP/hlt.sleep")" 'BEGIN { exit !(r < 0.01) }'
+eq "hlt: each halt's polled + blocked within the kernel's own halt time, the rest of it the wait to run (1%)" \
+	"$(val kernel_bad "$TMP/hlt.sleep")" 0
 # The PIT of a kernel that QEMU emulates fires late, by 1 to 12 ms in 50 in the lab as
-# loaded as it is: a sleep is never shorter than programmed (less the few us from
-# arming the timer to the halt), its mean is said.
-check "hlt: blocked is the $SLEEP_US us sleep, never shorter ($(grep '^blocked' "$TMP/hlt.sleep"))" \
-	awk -v r="$(val blocked_min_ns "$TMP/hlt.sleep")" -v s=$SLEEP_US 'BEGIN { exit !(r >= 0.95 * s * 1000) }'
+# loaded as it is, and a stall of the emulation can stretch a poll: a halt is never
+# shorter than programmed, blocked's mean is said.
+check "hlt: polled + blocked is the $SLEEP_US us sleep, never shorter ($(grep '^blocked\|^halt_min' "$TMP/hlt.sleep" | tr '\n' ' '))" \
+	awk -v r="$(val halt_min_ns "$TMP/hlt.sleep")" -v s=$SLEEP_US 'BEGIN { exit !(r >= 0.97 * s * 1000) }'
 # short sleeps: the kernel polls, and when the wake-up comes in the window no sleep at all
 run hltp --hlt 200 --hlt-us 30
 within1 hltp polled

@@ -245,14 +245,20 @@ static void emit_pf(struct code *c, uint32_t n)
 	emit_esi_tail(c, top);
 }
 
-/* The 8259: vector base 8, only IRQ0 unmasked (ICW1..ICW4, OCW1). In the kernel: no exits. */
+/*
+ * The 8259: vector base 8, only IRQ0 unmasked (ICW1..ICW4, OCW1); channel 0
+ * stopped (its control word alone: mode 0 waits for a count), then an IRQ0
+ * its reset count may have latched taken now (sti; nop; cli), so that no
+ * halt is woken before its own timer. In the kernel: no exits.
+ */
 static void emit_pic_init(struct code *c)
 {
 	static const uint8_t w[][2] = {{0x20, 0x11}, {0x21, HLT_VECTOR}, {0x21, 0x04},
-				       {0x21, 0x01}, {0x21, 0xfe}};
+				       {0x21, 0x01}, {0x21, 0xfe}, {0x43, 0x30}};
 
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
 		EMIT(c, 0xb0, w[i][1], 0xe6, w[i][0]); /* mov al, v; out port, al */
+	EMIT(c, 0xfb, 0x90, 0xfa);		       /* sti; nop; cli */
 }
 
 /* n halts, each woken by a one-shot PIT timer of us microseconds; the guest counts them. */
