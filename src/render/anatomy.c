@@ -161,7 +161,7 @@ static void table(FILE *f, const struct render_opts *o, const struct render_meta
 		 (unsigned long long)v->all.split, (unsigned long long)v->all.unsplit);
 	fit_wrap(f, "", line, width);
 	for (int p = 0; p < STATS_NPARTS; p++) {
-		snprintf(line, sizeof(line), "%-9s %s", stats_part_name((enum stats_part)p),
+		snprintf(line, sizeof(line), "%s: %s", stats_part_name((enum stats_part)p),
 			 stats_part_about((enum stats_part)p));
 		fit_wrap(f, "  ", line, width);
 	}
