@@ -33,6 +33,15 @@ for input in kvm-exitstat.dat trace-cmd.dat trace-cmd.txt; do
 		done
 	done
 done
+# the two readers of a trace.dat (our page walker, libtracecmd's records) split alike
+for f in kvm-exitstat.dat trace-cmd.dat; do
+	$KES report --anatomy --slowest 1000000 -f csv "$D/$f" >"$TMP/fast.csv"
+	KES_NO_FASTPATH=1 $KES report --anatomy --slowest 1000000 -f csv "$D/$f" >"$TMP/slow.csv"
+	check "$f: the same split through libtracecmd (KES_NO_FASTPATH=1)" cmp -s "$TMP/fast.csv" "$TMP/slow.csv"
+	$KES report --anatomy -f json "$D/$f" >"$TMP/fast.json"
+	KES_THREADS=1 $KES report --anatomy -f json "$D/$f" >"$TMP/one.json"
+	check "$f: the same anatomy on one thread (KES_THREADS=1)" cmp -s "$TMP/fast.json" "$TMP/one.json"
+done
 # what the workloads were made to show
 $KES report --anatomy -f json "$D/kvm-exitstat.dat" >"$TMP/a.json"
 python3 - "$TMP/a.json" >"$TMP/shows" <<'PY'
