@@ -266,6 +266,7 @@ struct stats_split {
 	 * wrong, so there is none.
 	 */
 	bool split;
+	uint8_t sub_kind; /* enum kes_detail of the row key's sub-key (what it is), 0: none */
 	uint16_t halts; /* kvm_vcpu_wakeup events in it */
 	uint16_t slept; /* of which said it slept (waited), not only polled */
 	/* who held its CPU while it was runnable, longest first (the rest folded in none) */
@@ -330,6 +331,8 @@ struct stats_anatomy;
 
 struct stats_anatomy *stats_anatomy_new(void);
 void stats_anatomy_free(struct stats_anatomy *a);
+/* As stats_table_set_sub_cap() for every table of a: rows by sub-key stay bounded. */
+void stats_anatomy_set_sub_cap(struct stats_anatomy *a, size_t max);
 /* One interval of the row k (as the exit table keys it). */
 void stats_anatomy_add(struct stats_anatomy *a, const struct stats_key *k,
 		       const struct stats_split *s);

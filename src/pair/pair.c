@@ -306,8 +306,13 @@ static __attribute__((noinline)) void anatomy_add(struct pair *p, struct stats_t
 	bool u = tab == p->uexits;
 	struct stats_key k = exit_key(p, t->tid, m);
 
-	if (p->an[u] && t->an)
-		stats_anatomy_add(p->an[u], &k, anat_done(t->an, u ? ANAT_U : ANAT_X));
+	struct stats_split s;
+
+	if (!p->an[u] || !t->an)
+		return;
+	s = *anat_done(t->an, u ? ANAT_U : ANAT_X);
+	s.sub_kind = k.has_sub ? (uint8_t)m->d.sub_kind : 0;
+	stats_anatomy_add(p->an[u], &k, &s);
 }
 
 /*

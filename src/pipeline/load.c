@@ -856,6 +856,9 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	if (o->with_sub) {
 		stats_table_set_sub_cap(r->exits, INPUT_SUB_CAP);
 		stats_table_set_sub_cap(r->uexits, INPUT_SUB_CAP);
+		for (int i = 0; i < 2; i++)
+			if (o->anatomy[i])
+				stats_anatomy_set_sub_cap(o->anatomy[i], INPUT_SUB_CAP);
 	}
 	c.p = pair_new(r->exits, r->uexits, o->with_sub);
 	if (o->buckets)

@@ -64,7 +64,7 @@ void svg_anatomy(FILE *f, const struct stats_anatomy_view *v, int y0, int width)
 		y0 + 18, y0 + 32, (unsigned long long)v->all.split,
 		(unsigned long long)v->all.unsplit);
 	for (size_t i = 0; i < v->nrows; i++, y += ROW_H) {
-		struct stats_row sr = {.key = v->rows[i].key};
+		struct stats_row sr = {.key = v->rows[i].key, .acc = v->rows[i].acc[STATS_NPARTS]};
 
 		bar(f, &v->rows[i], render_row_name(&sr, buf, sizeof(buf)), y, w, v->unit);
 	}

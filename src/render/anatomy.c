@@ -48,7 +48,7 @@ const char *render_split_cause(const struct stats_split *s, char *buf, size_t le
 /* A row's name: the reason, with its sub-key when the rows have one (--by-sub). */
 static const char *row_label(const struct stats_anatomy_row *r, char *buf, size_t len)
 {
-	struct stats_row sr = {.key = r->key};
+	struct stats_row sr = {.key = r->key, .acc = r->acc[STATS_NPARTS]};
 
 	return render_row_name(&sr, buf, len);
 }

@@ -81,6 +81,14 @@ struct stats_anatomy *stats_anatomy_new(void)
 	return a;
 }
 
+void stats_anatomy_set_sub_cap(struct stats_anatomy *a, size_t max)
+{
+	stats_table_set_sub_cap(a->whole, max);
+	stats_table_set_sub_cap(a->halts, max);
+	for (int p = 0; p < STATS_NPARTS; p++)
+		stats_table_set_sub_cap(a->part[p], max);
+}
+
 void stats_anatomy_free(struct stats_anatomy *a)
 {
 	if (!a)
@@ -141,7 +149,11 @@ void stats_anatomy_add(struct stats_anatomy *a, const struct stats_key *k,
 		stats_acc_add(stats_table_get(a->part[p], k), s->ns[p]);
 		total += s->ns[p];
 	}
-	stats_acc_add(stats_table_get(a->whole, k), total);
+	struct stats_acc *w = stats_table_get(a->whole, k);
+
+	stats_acc_add(w, total);
+	if (k->has_sub && s->sub_kind)
+		w->sub_kind = s->sub_kind; /* what the sub-key is, for its label */
 	a->split++;
 	if (s->halts) {
 		struct stats_acc *h = stats_table_get(a->halts, k);
