@@ -105,10 +105,9 @@ struct input_result {
 	/*
 	 * --anatomy: the first input with no scheduler events to split by (a
 	 * trace.dat without sched_switch's format, a text without a
-	 * sched_switch line), or NULL; and the KES_SCHED events read.
+	 * sched_switch line), or NULL.
 	 */
 	const char *no_sched;
-	uint64_t sched_events;
 };
 
 /* Adds a warning to r (printf format; a duplicate of an earlier one is dropped). */

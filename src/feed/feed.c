@@ -421,18 +421,14 @@ static inline __attribute__((always_inline)) void take_event(struct feed *f,
 
 	if (f->o.ts_unit) /* no store per event when there is nothing to convert */
 		ev->ts = in_ns(f, ev->ts);
-	if (__builtin_expect(ev->kind == KES_SCHED, 0)) {
-		/*
-		 * --anatomy's: to pair/ whatever the filters say (a thread they
-		 * keep is switched in by one they do not; pair/ reads only its
-		 * own threads'), counted apart from the KVM events and out of
-		 * the span, so that a report reads the same with them.
-		 */
-		f->c.sched++;
-		to_pair(f, ev);
-		return;
-	}
-	if (f->o.keep && !f->o.keep(f->o.keep_arg, ev)) {
+	/*
+	 * --anatomy's events (KES_SCHED) go to pair/ whatever the filters say:
+	 * a thread they keep is switched in by one they do not, and pair/ reads
+	 * only its own threads'. Tested only where a filter is set: the hot
+	 * path has no test more (they are counted and spanned with the KVM
+	 * events; only --anatomy decodes them).
+	 */
+	if (f->o.keep && ev->kind != KES_SCHED && !f->o.keep(f->o.keep_arg, ev)) {
 		f->c.exits += exit; /* kept ones: in the exit branch below, not an add per event */
 		return;
 	}
@@ -583,7 +579,6 @@ bool feed_counts_add(struct feed_counts *to, const struct feed_counts *c)
 	to->records += c->records;
 	to->exits += c->exits;
 	to->kvm += c->kvm;
-	to->sched += c->sched;
 	to->gaps += c->gaps;
 	to->missed += c->missed;
 	to->missed_unknown |= c->missed_unknown;

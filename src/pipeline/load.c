@@ -349,7 +349,6 @@ static void input_feed(struct ctx *c, const struct text_ts_unit *unit)
 static void feed_seen(struct ctx *c)
 {
 	c->r->kvm_events += c->fc.kvm;
-	c->r->sched_events += c->fc.sched;
 	if (!c->r->isa)
 		c->r->isa = c->fc.isa;
 }

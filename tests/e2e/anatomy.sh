@@ -42,6 +42,15 @@ for f in kvm-exitstat.dat trace-cmd.dat; do
 	KES_THREADS=1 $KES report --anatomy -f json "$D/$f" >"$TMP/one.json"
 	check "$f: the same anatomy on one thread (KES_THREADS=1)" cmp -s "$TMP/fast.json" "$TMP/one.json"
 done
+# the filters keep whole threads: one thread's exits split as without them (its sched
+# events go through whatever the filter says, as the thread its switch names)
+tid=$(awk '$1 == "vcpu" { print $4; exit }' "$D/exitgen.out")
+$KES report --anatomy --slowest 1000000 -f csv "$D/kvm-exitstat.dat" |
+	awk -F, -v t="$tid" '$4 == t' | cut -d, -f2- | sort >"$TMP/all.t"
+$KES report --anatomy --slowest 1000000 -f csv -p "$tid" "$D/kvm-exitstat.dat" |
+	awk -F, 'NR > 1' | cut -d, -f2- | sort >"$TMP/one.t"
+check "-p $tid: its exits ($(wc -l <"$TMP/one.t")) split as without the filter" cmp -s "$TMP/all.t" "$TMP/one.t"
+check "-p $tid: some of its exits runnable" awk -F, '$14 > 0 { ok = 1 } END { exit !ok }' "$TMP/one.t"
 # what the workloads were made to show
 $KES report --anatomy -f json "$D/kvm-exitstat.dat" >"$TMP/a.json"
 python3 - "$TMP/a.json" >"$TMP/shows" <<'PY'
