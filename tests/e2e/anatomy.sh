@@ -33,6 +33,22 @@ for input in kvm-exitstat.dat trace-cmd.dat trace-cmd.txt; do
 		done
 	done
 done
+# arm64 (the lab's Debian 6.1 arm64 kernel, VHE): halts (wfi woken by exitgen's timer
+# signal: KVM_RUN ended with EINTR, KVM_EXIT_INTR) and a VMM with a known delay
+for n in hlt mmio; do
+	for src in exits userspace; do
+		$KES report --anatomy --source $src --slowest 1000000 -f csv "$D/arm64/$n.dat" >"$TMP/t.csv" 2>"$TMP/err"
+		eq "arm64 $n $src: report --anatomy exits 0 ($(head -c 200 "$TMP/err"))" "$?" 0
+		python3 "$COMPARE" "$TMP/t.csv" "$D/arm64/$n.expect-$src.csv" >"$TMP/cmp"
+		eq "arm64 $n $src: every interval on both sides, none unsplit" \
+			"$(awk '$1 == "missing" { m = $2 } $1 == "intervals" { u = $9 } END { print m " " u }' "$TMP/cmp")" "0 0"
+		eq "arm64 $n $src: every part of every interval as the oracle's" \
+			"$(awk '$1 ~ /^(handling|runnable|blocked|polled|vmm|irq|softirq)$/ && $3 != $5 { print $1 }' "$TMP/cmp")" ""
+		eq "arm64 $n $src: halts and waited" "$(awk '$1 == "halts" { print $2 }' "$TMP/cmp")" 0
+	done
+done
+check "arm64 hlt: its halts were split" grep -q ',[1-9][0-9]*,[0-9]*,[0-9]*$' "$D/arm64/hlt.expect-exits.csv"
+
 # the two readers of a trace.dat (our page walker, libtracecmd's records) split alike
 for f in kvm-exitstat.dat trace-cmd.dat; do
 	$KES report --anatomy --slowest 1000000 -f csv "$D/$f" >"$TMP/fast.csv"

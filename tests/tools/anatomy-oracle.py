@@ -90,6 +90,14 @@ def segments(evs):
             xopen[pid] = (ts, m.group(1) if m else '?')
         elif ev == 'kvm_userspace_exit':
             m = re.search(r'reason (\S+)', rest)
+            # one still open: KVM_RUN returned before the guest ran (a signal; arm64
+            # and riscv trace no kvm_fpu to mark the call): the VMM's time so far,
+            # and that exit, end here
+            if pid in vmm_from:
+                add(pid, 'vmmwin', vmm_from.pop(pid), ts)
+            if pid in uopen:
+                a, r = uopen.pop(pid)
+                uiv.append((a, ts, pid, r))
             uopen[pid] = (ts, m.group(1) if m else '?')
             vmm_from[pid] = ts
         elif ev == 'kvm_fpu' and rest.strip().startswith('load') or ev == 'kvm_entry':
