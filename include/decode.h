@@ -59,6 +59,20 @@ int decode_rec(struct decoder *d, const void *data, int size, uint64_t ts, int c
 const uint32_t *decode_detail_sizes(const struct decoder *d, int *lim, uint32_t *pid_off);
 
 /*
+ * --anatomy: decode the scheduler's and interrupts' events too (KES_SCHED,
+ * event.h), with their thread names. Binary: binds those the recording has;
+ * returns whether it has sched_switch, without which nothing can be split.
+ * Text: reads their lines from now on; returns true (whether the trace has
+ * any is known only once it is read).
+ */
+bool decode_anatomy(struct decoder *d);
+/*
+ * The tracepoints --anatomy records ("sched:sched_switch", ...), besides the
+ * KVM events a recording has anyway; *n of them. Static.
+ */
+const char *const *decode_anatomy_events(size_t *n);
+
+/*
  * Text traces through the same decoder: the same tables, the same key and
  * name rules (exit_table_compose(), exit_table_display()) as binary records,
  * so a text trace and the trace.dat of the same run give identical events.

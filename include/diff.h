@@ -74,6 +74,38 @@ void diff_free(struct diff *d);
 bool diff_has_per_vcpu(const struct stats_table *t);
 
 /*
+ * diff --anatomy (diff-anatomy.c): each reason's parts, A against B: the
+ * part's mean over the split exits on each side, its share of the reason's
+ * time, and Welch's t-test of the part's mean. Rows: reasons in the order of
+ * the diff's rows (max of the two sides' time), each with its seven parts;
+ * then "all".
+ */
+struct diff_part_side {
+	uint64_t n;	     /* split exits */
+	double mean, stddev; /* of the part, ns; NAN without exits */
+	double share;	     /* % of the reason's split time */
+	uint64_t sum;	     /* ns */
+};
+
+struct diff_part_row {
+	const char *name; /* interned reason, or "all" */
+	enum stats_part part;
+	enum diff_status status;
+	struct diff_part_side a, b;
+	double dmean_pct; /* NAN unless both sides have exits and A's mean is not 0 */
+	double t, df, p;  /* Welch's t-test of the part's mean; NAN when not computable */
+};
+
+struct diff_anatomy {
+	struct diff_part_row *rows;
+	size_t nrows;
+};
+
+/* Never NULL; free with diff_anatomy_free(). Either side may be NULL (no split exits). */
+struct diff_anatomy *diff_anatomy_new(const struct stats_anatomy *a, const struct stats_anatomy *b);
+void diff_anatomy_free(struct diff_anatomy *d);
+
+/*
  * Welch's unequal-variance t-test from summary statistics only (n, mean,
  * population stddev), so saved reports work. Returns the two-sided p-value
  * and sets *t and *df; NAN when n < 2 on a side, a stddev is unknown, or both

@@ -22,7 +22,38 @@ enum kes_kind {
 	KES_UEXIT,  /* KVM_RUN returns to the VMM (kvm_userspace_exit) */
 	KES_UENTRY, /* the VMM calls KVM_RUN again (x86: kvm_fpu load) */
 	KES_DETAIL, /* what the host did while handling an exit (kvm_mmio, kvm_pio, ...) */
+	KES_SCHED,  /* what else the thread's CPU did (--anatomy): enum kes_sched in detail */
 };
+
+/*
+ * KES_SCHED events: the scheduler's and the interrupt handlers' tracepoints
+ * (include/trace/events/sched.h, irq.h), decoded only for --anatomy. Their
+ * fields, in the slots of struct kes_event:
+ *   KES_S_SWITCH   tid prev_pid, sub next_pid, value prev_state, reason
+ *                  next_comm, isa prev_comm (interned; "" when not known)
+ *   KES_S_WAKEUP   tid the woken thread (pid, not common_pid: sched_wakeup
+ *                  and sched_wakeup_new), reason its comm
+ *   KES_S_MIGRATE  tid pid, sub orig_cpu, value dest_cpu
+ *   KES_S_IRQ_*    tid common_pid (the thread the handler interrupted),
+ *   KES_S_SOFT_*   sub irq or vec
+ */
+enum kes_sched {
+	KES_S_SWITCH,
+	KES_S_WAKEUP,
+	KES_S_MIGRATE,
+	KES_S_IRQ_ENTRY,
+	KES_S_IRQ_EXIT,
+	KES_S_SOFT_ENTRY,
+	KES_S_SOFT_EXIT,
+	KES_S_MAX,
+};
+
+/*
+ * sched_switch's prev_state with none of the bits of a sleep: the thread was
+ * preempted, still runnable (TASK_RUNNING, or with the kernel's "+" bit,
+ * TASK_REPORT_MAX: 0x100 since 4.14, above every state bit it prints).
+ */
+#define KES_STATE_SLEEP_MASK 0xffu
 
 /* Detail events, for sub-keys and for timing buckets. */
 enum kes_detail {
@@ -33,7 +64,8 @@ enum kes_detail {
 	KES_D_HCALL,   /* sub = hypercall nr */
 	KES_D_MSR,     /* sub = msr index */
 	KES_D_PF,      /* sub = fault address; value = error_code (x86: per exit, see ppc.map) */
-	KES_D_HALT,    /* the vCPU blocked until woken (kvm_vcpu_wakeup, book3s HV ceded); no sub */
+	KES_D_HALT,    /* the vCPU blocked until woken (kvm_vcpu_wakeup, book3s HV ceded); no sub-key;
+			  kvm_vcpu_wakeup: sub = the halt's ns, value = waited (it slept) */
 	KES_D_MAX,
 };
 

@@ -79,7 +79,7 @@ bool feed_two_cpus(void);
 struct feed_counts {
 	uint64_t records;     /* raw records walked */
 	uint64_t exits;	      /* exits (kvm_exit, userspace) decoded, kept by the filters or not */
-	uint64_t kvm;	      /* events decoded as KVM events and kept by the filters */
+	uint64_t kvm;	      /* events decoded as KVM events (or --anatomy's) and kept by the filters */
 	uint64_t gaps;	      /* loss markers: pages that said events were lost before them */
 	uint64_t missed;      /* the events they said were lost, where a page stored the count */
 	bool missed_unknown;  /* a page flagged a loss without a count */

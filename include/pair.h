@@ -49,6 +49,14 @@ void pair_free(struct pair *p);
  */
 void pair_set_outliers(struct pair *p, struct stats_outliers *exits,
 		       struct stats_outliers *uexits);
+/*
+ * --anatomy: each timed exit of the kvm_exit machine is also split into its
+ * parts (stats.h, enum stats_part) into exits, each of the userspace one into
+ * uexits, keyed as the exit tables are; outliers carry their split. The
+ * caller's decoder must give KES_SCHED events and the halt's fields
+ * (decode_anatomy(), decode_need_details()). NULL, NULL: off (the default).
+ */
+void pair_set_anatomy(struct pair *p, struct stats_anatomy *exits, struct stats_anatomy *uexits);
 /* Count each exit under namer()'s name instead of its reason. */
 void pair_set_namer(struct pair *p, pair_namer_fn fn, void *arg);
 /* fn(arg, tid) once per thread, when an event of it first comes (a split's owner check). */

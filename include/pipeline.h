@@ -36,6 +36,11 @@ struct input_opts {
 	struct stats_outliers *outliers[2];
 	/* what a text input's integer timestamps are (--ts-unit); NULL: unknown, kept as ticks */
 	const struct text_ts_unit *ts_unit;
+	/*
+	 * --anatomy: each timed exit's split into its parts, [0] kvm_exit,
+	 * [1] userspace exits (pair_set_anatomy()); NULL: not made
+	 */
+	struct stats_anatomy *anatomy[2];
 };
 
 /*
@@ -115,6 +120,12 @@ struct input_result {
 		unsigned long long dev, ino;
 	} *files;
 	size_t nfiles;
+	/*
+	 * --anatomy: the first input with no scheduler events to split by (a
+	 * trace.dat without sched_switch's format, a text without a
+	 * sched_switch line), or NULL.
+	 */
+	const char *no_sched;
 };
 
 /* Adds a warning to r (printf format; a duplicate of an earlier one is dropped). */

@@ -38,6 +38,8 @@ void prom_family(struct prom_w *w, const char *name, enum prom_type type, const 
 void prom_sample(struct prom_w *w, const struct prom_label *l, size_t nl, uint64_t v);
 /* The same with a value that is not a whole number (seconds of CPU, a limit of 2^64). */
 void prom_sample_double(struct prom_w *w, const struct prom_label *l, size_t nl, double v);
+/* The same for a time in ns, printed in seconds. */
+void prom_sample_seconds(struct prom_w *w, const struct prom_label *l, size_t nl, uint64_t ns);
 /*
  * A histogram sample: counts[i] samples below le_ns[i] (and not below the bound
  * before it), counts[nle] above the last; printed cumulative, bounds in seconds.

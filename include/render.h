@@ -73,9 +73,18 @@ struct render_slowest {
 	uint64_t seen;		  /* the timed exits they were chosen from */
 	double unit_ns;		  /* 1000 for us, 1 for ns */
 	const char *unit;
+	bool anatomy; /* --anatomy: each one's parts and dominant cause (its split) */
 };
 void render_slowest(FILE *f, const struct render_opts *o, const struct render_meta *m,
 		    const struct render_slowest *s);
+
+/* report --anatomy: each reason's parts (stats_anatomy_view_new() made v). */
+void render_anatomy(FILE *f, const struct render_opts *o, const struct render_meta *m,
+		    const struct stats_anatomy_view *v);
+/* A split's dominant cause for people: "17.6 ms runnable behind kworker/1:2 (pid 93)". */
+const char *render_split_cause(const struct stats_split *s, char *buf, size_t len);
+/* A time for people: "412 ns", "58.1 us", "17.9 ms", "1.25 s". */
+void render_human_ns(char *buf, size_t len, uint64_t ns);
 
 /* ------------------------------------------------------------------------ */
 /* diff (stats/diff.c computes it). Return 0, or -1 when writing failed. */
@@ -98,6 +107,7 @@ struct render_svg {
 	double unit_ns;			 /* of v */
 	const struct stats_timeline *tl; /* NULL: the input has no timestamps */
 	bool tl_by_reason;		 /* rows are buckets, the timeline is by exit reason */
+	const struct stats_anatomy_view *anatomy; /* --anatomy: the parts stacked per reason */
 };
 /* 0, or -1 on a write error. */
 int render_report_svg(FILE *f, const struct render_svg *s);
@@ -109,6 +119,9 @@ const char *render_row_sub(const struct stats_row *r, char *buf, size_t len);
 
 int render_diff(FILE *f, const struct diff *d, enum render_format fmt,
 		const struct render_diff_opts *o);
+/* diff --anatomy: each reason's parts, A against B (diff_anatomy_new()). */
+int render_diff_anatomy(FILE *f, const struct diff_anatomy *d, enum render_format fmt,
+			const struct render_diff_opts *o);
 /* A self-contained SVG: per-row horizontal bars of time share, A vs B. */
 int render_diff_svg(FILE *f, const struct diff *d, const struct render_diff_opts *o);
 

@@ -35,6 +35,8 @@ struct serve_opts {
 	const char *const *inputs;
 	size_t ninputs;
 	const char *web_config; /* --web-config FILE (TLS, basic auth), or NULL */
+	/* --anatomy: the sched and irq events too, and each row's exit time by cause */
+	bool anatomy;
 };
 
 /*

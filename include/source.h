@@ -186,6 +186,7 @@ struct text_ops {
 	source_break_fn brk;  /* NULL: not told */
 	/* integer timestamps are converted with it to ns; NULL: kept as printed (ticks) */
 	const struct text_ts_unit *ts_unit;
+	bool anatomy; /* read the sched and irq events too (KES_SCHED, decode_anatomy()) */
 	void *arg;
 };
 

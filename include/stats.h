@@ -236,6 +236,59 @@ const uint64_t *stats_timeline_counts(const struct stats_timeline *t, const char
 
 /* ------------------------------------------------------------------------ */
 /*
+ * Anatomy (anatomy.c, report --anatomy): where each exit's handling time
+ * went. pair/ splits every exit -> entry interval of a vCPU thread into
+ * parts that add up to the interval exactly; these tables keep, per row key,
+ * each part's samples (a zero where the part was absent, so a part's mean
+ * is over every split interval), mergeable like every table.
+ */
+enum stats_part {
+	STATS_PART_HANDLING, /* in KVM, on its CPU: none of the below */
+	STATS_PART_RUNNABLE, /* off its CPU but runnable: preempted, or woken and not yet run */
+	STATS_PART_BLOCKED,  /* asleep in the kernel (a halt that slept, a lock, I/O) */
+	STATS_PART_POLLED,   /* halt polling, on its CPU (kvm_vcpu_wakeup's window) */
+	STATS_PART_VMM,	     /* in the VMM: a userspace exit until KVM_RUN again */
+	STATS_PART_IRQ,	     /* hard interrupt handlers on its CPU while it held it */
+	STATS_PART_SOFTIRQ,  /* softirqs on its CPU while it held it */
+	STATS_NPARTS
+};
+
+/* "handling", "runnable", ...: the part's name in every format. */
+const char *stats_part_name(enum stats_part p);
+/* What it is, in a few words ("in KVM on its CPU"), for table heads and keys. */
+const char *stats_part_about(enum stats_part p);
+
+/* A thread that held a vCPU thread's CPU while it was runnable, and for how long. */
+struct stats_who {
+	const char *comm; /* interned, NULL: none */
+	int32_t pid;
+	uint64_t ns;
+};
+
+#define STATS_SPLIT_WHO 3
+
+/* One interval's split, as pair/ made it. */
+struct stats_split {
+	uint64_t ns[STATS_NPARTS];
+	/*
+	 * false: left unsplit (ns[] all 0): events were lost inside it, the
+	 * clock went back, or the scheduler's events contradict each other
+	 * there (a thread switched in that was never out): a split would be
+	 * wrong, so there is none.
+	 */
+	bool split;
+	uint8_t sub_kind; /* enum kes_detail of the row key's sub-key (what it is), 0: none */
+	uint16_t halts; /* kvm_vcpu_wakeup events in it */
+	uint16_t slept; /* of which said it slept (waited), not only polled */
+	/* who held its CPU while it was runnable, longest first (the rest folded in none) */
+	struct stats_who who[STATS_SPLIT_WHO];
+};
+
+/* The part that took the most of s (ties: the first in enum order); HANDLING when unsplit. */
+enum stats_part stats_split_dominant(const struct stats_split *s);
+
+/* ------------------------------------------------------------------------ */
+/*
  * Outliers (outliers.c): single exits, kept whole so that one can be found
  * in the trace (report --slowest N: the N slowest; top --slower-than: every
  * exit over a threshold, the latest N of them). Memory is O(N), whatever
@@ -250,6 +303,8 @@ struct stats_outlier {
 	uint8_t sub_kind; /* enum kes_detail of sub, 0: none */
 	bool has_sub;
 	bool halt;	  /* the vCPU blocked (a halt): top --slower-than skips it, as perf does */
+	bool has_split;	  /* --anatomy: split holds its parts */
+	struct stats_split split;
 };
 
 struct stats_outliers;
@@ -281,5 +336,73 @@ uint64_t stats_outliers_seen(const struct stats_outliers *o);
  * Threshold mode: in time order instead (ts, tid, vcpu, name).
  */
 size_t stats_outliers_sorted(const struct stats_outliers *o, struct stats_outlier **out);
+
+
+struct stats_anatomy;
+
+struct stats_anatomy *stats_anatomy_new(void);
+void stats_anatomy_free(struct stats_anatomy *a);
+/* As stats_table_set_sub_cap() for every table of a: rows by sub-key stay bounded. */
+void stats_anatomy_set_sub_cap(struct stats_anatomy *a, size_t max);
+/* One interval of the row k (as the exit table keys it). */
+void stats_anatomy_add(struct stats_anatomy *a, const struct stats_key *k,
+		       const struct stats_split *s);
+/* merge(A, B) equals adding A's intervals then B's, in any order. */
+void stats_anatomy_merge(struct stats_anatomy *dst, const struct stats_anatomy *src);
+/* Forgets every interval (a live view's tick). */
+void stats_anatomy_clear(struct stats_anatomy *a);
+/* Intervals split and left unsplit, over every row. */
+void stats_anatomy_counts(const struct stats_anatomy *a, uint64_t *split, uint64_t *unsplit);
+/* A part's accumulator of row k (NULL: no such row). part STATS_NPARTS: the whole intervals. */
+const struct stats_acc *stats_anatomy_acc(const struct stats_anatomy *a, const struct stats_key *k,
+					  unsigned part);
+/* One part of a view's row, in the view's unit. */
+struct stats_anatomy_cell {
+	double sum, mean, p99;
+	double share;	 /* % of the row's split time (the parts of a row add up to 100) */
+	uint64_t sum_ns; /* exact */
+};
+
+struct stats_anatomy_row {
+	struct stats_key key;
+	uint64_t split, unsplit; /* intervals */
+	uint64_t halts, slept;
+	double mean;	 /* of the split intervals, view unit */
+	uint64_t sum_ns; /* of the split intervals: the parts' sum_ns add up to it */
+	struct stats_anatomy_cell part[STATS_NPARTS];
+	enum stats_part dominant; /* the largest share (ties: the first) */
+	const struct stats_acc *acc[STATS_NPARTS + 1]; /* the parts', then the whole's (diff, svg) */
+};
+
+/* A thread that held a vCPU thread's CPU while it was runnable. */
+struct stats_anatomy_who {
+	const char *comm; /* interned */
+	int32_t pid;
+	uint64_t ns;  /* of runnable time it caused, over every row */
+	uint64_t n;   /* intervals it was the top preemptor of */
+	double share; /* % of every interval's runnable time */
+};
+
+#define STATS_ANATOMY_TOP_WHO 10
+
+struct stats_anatomy_view {
+	struct stats_anatomy_row *rows; /* by the view's sort of the whole intervals */
+	size_t nrows;
+	struct stats_anatomy_row all; /* every row together */
+	struct stats_anatomy_who who[STATS_ANATOMY_TOP_WHO]; /* the top preemptors, most first */
+	size_t nwho;
+	const char *unit;
+	struct stats_anatomy *rolled; /* owned: what the rows' acc point into */
+	struct stats_anatomy *total;  /* owned: what all's acc point into */
+};
+
+/* The rows of a's rollup by `by`, in unit_ns, sorted as a stats_view is. Never NULL. */
+struct stats_anatomy_view *stats_anatomy_view_new(const struct stats_anatomy *a, unsigned by,
+						  double unit_ns, const char *unit,
+						  enum stats_sort sort);
+void stats_anatomy_view_free(struct stats_anatomy_view *v);
+/* The row of v whose key name is name (interned), or NULL. */
+const struct stats_anatomy_row *stats_anatomy_view_find(const struct stats_anatomy_view *v,
+							const char *name);
 
 #endif

@@ -52,6 +52,8 @@ struct ui_top_opts {
 	 * view). Without it the screen's e key enables them when first pressed.
 	 */
 	bool all_events;
+	/* --anatomy: each exit split into its causes; a cause column (the a key toggles it) */
+	bool anatomy;
 	const struct exit_types *types;
 };
 

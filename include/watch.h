@@ -54,6 +54,8 @@ struct watch {
 	const char **evnames; /* the counted events, by name (columns of --log) */
 	size_t nevnames;
 	uint32_t type_off, pid_off; /* common_type, common_pid in a record */
+	/* --anatomy (NULL: off): each source's split exits, as cur/last/total above */
+	struct stats_anatomy *an_cur[WATCH_NSRC], *an_last[WATCH_NSRC], *an_total[WATCH_NSRC];
 };
 
 /* --slower-than: how many of the latest are kept (per source); past that in one poll, a count. */
@@ -72,6 +74,8 @@ struct watch_opts {
 	 * buckets or slower_ns, no detail event is traced at all.
 	 */
 	bool subkeys;
+	/* split each exit into its causes (stats.h, enum stats_part): the sched and irq events too */
+	bool anatomy;
 };
 
 /* NULL with a reason in errbuf. */

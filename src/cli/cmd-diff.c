@@ -28,6 +28,8 @@ struct diff_opts {
 	enum render_format fmt;
 	struct render_diff_opts ro;
 	bool per_vcpu;
+	bool anatomy; /* --anatomy */
+	struct stats_anatomy *an[2][2]; /* each input's: [0] kvm_exit, [1] userspace */
 	struct text_ts_unit ts_unit;
 	bool have_ts_unit; /* --ts-unit given */
 	const char *source; /* --source: auto, exits, userspace */
@@ -37,7 +39,7 @@ static const char *const formats[] = {"table", "csv", "json", "ppc", NULL};
 static const enum render_format format_of[] = {RENDER_TABLE, RENDER_CSV, RENDER_JSON, RENDER_PPC};
 static const char *const units[] = {"us", "ns", NULL};
 
-enum { O_FORMAT = 1, O_SVG, O_PER_VCPU, O_UNIT, O_TYPES, O_WIDTH, O_TS_UNIT, O_SOURCE };
+enum { O_FORMAT = 1, O_SVG, O_PER_VCPU, O_UNIT, O_TYPES, O_WIDTH, O_TS_UNIT, O_SOURCE, O_ANATOMY };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("format", 'f', "FMT", O_FORMAT, "table (default), csv, json, ppc",
@@ -56,6 +58,10 @@ static const struct cli_opt opts[] = {
     CLI_OPT("source", 0, "SRC", O_SOURCE,
 	    "auto (default), exits (kvm_exit/kvm_entry), userspace (KVM_EXIT_*)", .values = cli_sources,
 	    .noun = "source"),
+    CLI_OPT("anatomy", 0, NULL, O_ANATOMY,
+	    "each reason's handling time split into its causes, A against\n"
+	    "B: each part's mean and share, Welch's t-test of its mean\n"
+	    "(needs sched events in both: record --anatomy)"),
     {.lng = NULL},
 };
 
@@ -85,6 +91,9 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_SOURCE:
 		o->source = cli_sources[value];
 		return 0;
+	case O_ANATOMY:
+		o->anatomy = true;
+		return 0;
 	case O_PER_VCPU:
 		o->per_vcpu = true;
 		return 0;
@@ -112,6 +121,9 @@ static int operands(void *arg, int argc, char **argv)
 		return err("diff needs two inputs, A and B (see 'kvm-exitstat diff --help')");
 	o->path[0] = o->ro.name_a = argv[0];
 	o->path[1] = o->ro.name_b = argv[1];
+	if (o->anatomy && (o->per_vcpu || o->svg))
+		return err("--anatomy compares the whole runs: %s does not apply",
+			   o->per_vcpu ? "--per-vcpu" : "--svg");
 	return 0;
 }
 
@@ -179,12 +191,43 @@ static int ticks_mismatch(const struct diff_opts *o, const struct input_result r
 		   o->path[r[0].ts_ticks ? 0 : 1], o->path[r[0].ts_ticks ? 1 : 0]);
 }
 
+/* --anatomy: the parts of the tables the diff would compare. */
+static int run_anatomy(const struct diff_opts *o, const struct input_result r[2],
+		       const struct stats_table *t[2], struct render_diff_opts *ro)
+{
+	const struct stats_anatomy *a[2];
+	struct diff_anatomy *d;
+	int ret;
+
+	for (int i = 0; i < 2; i++) {
+		if (r[i].no_sched)
+			return err("'%s': no sched events: anatomy unavailable (record with 'record "
+				   "--anatomy', or 'trace-cmd record -e kvm -e sched -e irq')",
+				   r[i].no_sched);
+		a[i] = t[i] == r[i].exits ? o->an[i][0] : t[i] == r[i].uexits ? o->an[i][1] : NULL;
+		if (!a[i])
+			return err("--anatomy: '%s' holds statistics, not single exits", o->path[i]);
+	}
+	d = diff_anatomy_new(a[0], a[1]);
+	ret = render_diff_anatomy(stdout, d, o->fmt, ro);
+	diff_anatomy_free(d);
+	if (fflush(stdout) != 0 || ret < 0)
+		return err("writing the diff: output error");
+	return 0;
+}
+
 static int run(const struct diff_opts *o, const struct input_result r[2])
 {
 	const struct stats_table *t[2];
 
 	if (ticks_mismatch(o, r) < 0 || pick_tables(o, r, t) < 0)
 		return -1;
+	if (o->anatomy) {
+		struct render_diff_opts ro = o->ro;
+
+		ro.width = cli_out_width(ro.width);
+		return run_anatomy(o, r, t, &ro);
+	}
 	struct diff *d = diff_new(t[0], t[1], o->per_vcpu);
 	struct render_diff_opts ro = o->ro;
 
@@ -232,6 +275,10 @@ static int run_diff(void *arg)
 	tracedat_probe_carry_on(); /* one libtracecmd open of a trace.dat, not two */
 	for (; loaded < 2; loaded++) {
 		input_result_init(&r[loaded]);
+		if (o->anatomy) {
+			o->an[loaded][0] = io.anatomy[0] = stats_anatomy_new();
+			o->an[loaded][1] = io.anatomy[1] = stats_anatomy_new();
+		}
 		if (input_load(o->path[loaded], &io, &r[loaded]) < 0) {
 			loaded++;
 			goto out;
@@ -246,6 +293,10 @@ out:
 out_types:
 	exit_types_free(&types);
 	outfile_free(o->svg_out);
+	for (int i = 0; i < 2; i++) {
+		stats_anatomy_free(o->an[i][0]);
+		stats_anatomy_free(o->an[i][1]);
+	}
 	return ret;
 }
 

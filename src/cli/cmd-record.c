@@ -36,6 +36,7 @@ struct record_opts {
 	int32_t *pids;
 	size_t npids;
 	bool all, quiet;
+	bool anatomy;	 /* --anatomy: the scheduler's and interrupts' events too */
 	bool detach;	 /* at -d, leave the command running */
 	double duration; /* seconds; 0: none */
 	unsigned buffer_kb;
@@ -58,7 +59,18 @@ struct record_state {
 	struct procmap_learner *pm;
 };
 
-enum { O_OUTPUT = 1, O_PID, O_ALL, O_DURATION, O_DETACH, O_EVENT, O_BUFFER, O_TYPES, O_QUIET };
+enum {
+	O_OUTPUT = 1,
+	O_PID,
+	O_ALL,
+	O_DURATION,
+	O_DETACH,
+	O_EVENT,
+	O_BUFFER,
+	O_TYPES,
+	O_QUIET,
+	O_ANATOMY
+};
 
 static const struct cli_opt opts[] = {
     CLI_OPT("output", 'o', "FILE", O_OUTPUT, "trace.dat to write (default kvm-exitstat.dat)"),
@@ -73,6 +85,12 @@ static const struct cli_opt opts[] = {
     CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
     CLI_OPT("exit-types", 0, "FILE", O_TYPES, "extra exit_types data file (more events to enable)"),
     CLI_OPT("quiet", 'q', NULL, O_QUIET, "no summary line"),
+    CLI_OPT("anatomy", 0, NULL, O_ANATOMY,
+	    "also record what report --anatomy splits an exit by: the\n"
+	    "traced threads' sched_switch, sched_wakeup(_new),\n"
+	    "sched_migrate_task, the interrupt handlers that interrupt\n"
+	    "them, kvm_halt_poll_ns (the kernel's pid filter keeps only\n"
+	    "those of the traced processes)"),
     {.lng = NULL},
 };
 
@@ -131,6 +149,9 @@ static int parse(void *arg, int id, const char *val, int value)
 		return 0;
 	case O_EVENT:
 		return add_event_spec(o, val);
+	case O_ANATOMY:
+		o->anatomy = true;
+		return 0;
 	}
 	return -1;
 }
@@ -465,6 +486,20 @@ static void reap_child(struct run *r, int sig)
 
 /* ------------------------------------------------------------------------ */
 
+/*
+ * --anatomy's events after the KVM ones, in the same private instance under
+ * the same pid filter; those this kernel lacks are skipped, as any default.
+ */
+static void add_anatomy_events(char ***events, size_t *n)
+{
+	size_t k;
+	const char *const *more = decode_anatomy_events(&k);
+
+	*events = xrealloc(*events, (*n + k) * sizeof(**events));
+	for (size_t i = 0; i < k; i++)
+		(*events)[(*n)++] = xstrdup(more[i]);
+}
+
 static int start(struct record_opts *o, struct live **cp, struct record_state *st, struct run *r)
 {
 	struct exit_types types;
@@ -480,6 +515,8 @@ static int start(struct record_opts *o, struct live **cp, struct record_state *s
 	 * event; those this kernel lacks are skipped */
 	events = exit_types_event_names(&types, EXIT_NEED_ALL, &nev);
 	exit_types_free(&types);
+	if (o->anatomy)
+		add_anatomy_events(&events, &nev);
 	co.events = (const char *const *)events;
 	co.nevents = nev;
 	co.extra = o->add;

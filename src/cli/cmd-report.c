@@ -36,6 +36,7 @@ struct report_opts {
 	struct input_opts io;
 	int32_t *pids;
 	size_t slowest; /* --slowest N, 0: the table */
+	bool anatomy;	/* --anatomy */
 	struct text_ts_unit ts_unit; /* --ts-unit (io.ts_unit points here when given) */
 };
 
@@ -68,6 +69,7 @@ enum {
 	O_WIDTH,
 	O_SLOWEST,
 	O_TS_UNIT,
+	O_ANATOMY,
 };
 
 static const struct cli_opt opts[] = {
@@ -115,6 +117,11 @@ static const struct cli_opt opts[] = {
 	    "timestamps, trace-cmd report --raw-ts, a trace.dat recorded\n"
 	    "with -C x86-tsc): ns, us, ms, s or the clock's frequency\n"
 	    "(2100MHz, 2.1GHz); without it such times are shown in ticks"),
+    CLI_OPT("anatomy", 0, NULL, O_ANATOMY,
+	    "split each exit's handling time into its causes: in KVM,\n"
+	    "runnable (and behind whom), blocked, halt polling, in the\n"
+	    "VMM, interrupts, softirqs (needs sched events: record\n"
+	    "--anatomy); with --slowest, each exit's dominant cause"),
     {.lng = NULL},
 };
 
@@ -195,6 +202,9 @@ static int parse(void *arg, int id, const char *val, int value)
 		return 0;
 	case O_WIDTH:
 		return cli_parse_width(val, &o->ro.width);
+	case O_ANATOMY:
+		o->anatomy = true;
+		return 0;
 	case O_SLOWEST: {
 		unsigned long n;
 
@@ -228,6 +238,9 @@ static int operands(void *arg, int argc, char **argv)
 		return err("give only one of --per-vm and --per-vcpu");
 	if (o->per_vm && o->ro.fmt == RENDER_CSV)
 		return err("--per-vm: not in csv (its rows carry no VM); use -f json or table");
+	if (o->anatomy && (o->per_vcpu || o->per_vm))
+		return err("--anatomy shows the whole run: %s does not apply",
+			   o->per_vcpu ? "--per-vcpu" : "--per-vm");
 	if (o->slowest && (o->per_vcpu || o->per_vm))
 		return err("--slowest lists single exits, each with its vCPU and thread: %s does not "
 			   "apply",
@@ -460,7 +473,7 @@ static int print_slowest(struct report_opts *o, struct input_result *r)
 	struct render_meta m;
 	const struct stats_table *t;
 	const struct stats_outliers *x;
-	struct render_slowest s = {.unit_ns = o->unit_ns, .unit = o->unit};
+	struct render_slowest s = {.unit_ns = o->unit_ns, .unit = o->unit, .anatomy = o->anatomy};
 	struct stats_outlier *v;
 	const char **comms;
 
@@ -485,6 +498,29 @@ static int print_slowest(struct report_opts *o, struct input_result *r)
 	return fflush(stdout) == 0 ? 0 : err("writing the report: output error");
 }
 
+/* --anatomy: the parts of each reason of the table the report would show. */
+static int print_anatomy(struct report_opts *o, struct input_result *r)
+{
+	struct render_meta m;
+	const struct stats_table *t;
+	const struct stats_anatomy *a;
+	struct stats_anatomy_view *v;
+
+	meta_of(&m, o, r);
+	t = choose(o, r, &m.source, &m.note);
+	a = t == r->exits ? o->io.anatomy[0] : t == r->uexits ? o->io.anatomy[1] : NULL;
+	if (!a || !stats_table_size(t))
+		return err("--anatomy: no timed %s exits in the input", m.source);
+	char *inputs = join_inputs(o);
+	m.inputs = inputs;
+	v = stats_anatomy_view_new(a, o->io.with_sub ? STATS_BY_SUB : 0, o->unit_ns, o->unit,
+				   o->sort);
+	render_anatomy(stdout, &o->ro, &m, v);
+	stats_anatomy_view_free(v);
+	free(inputs);
+	return fflush(stdout) == 0 ? 0 : err("writing the report: output error");
+}
+
 /* --svg FILE: the whole run's view of the table the report showed, written root-safe. */
 static int write_svg(const struct report_opts *o, const struct input_result *r)
 {
@@ -499,6 +535,14 @@ static int write_svg(const struct report_opts *o, const struct input_result *r)
 
 	s.title = title;
 	s.v = stats_view_new(whole, o->unit_ns, o->unit, o->sort);
+	if (o->anatomy) {
+		const struct stats_anatomy *a =
+		    t == r->exits ? o->io.anatomy[0] : t == r->uexits ? o->io.anatomy[1] : NULL;
+
+		if (a)
+			s.anatomy = stats_anatomy_view_new(a, o->io.with_sub ? STATS_BY_SUB : 0,
+							   o->unit_ns, o->unit, o->sort);
+	}
 	s.tl = t == r->exits ? o->io.timeline[0] : t == r->uexits ? o->io.timeline[1] : NULL;
 	if (r->ts_ticks)
 		s.tl = NULL; /* exits per second: not with times of unknown unit */
@@ -513,6 +557,7 @@ static int write_svg(const struct report_opts *o, const struct input_result *r)
 			ret = err("%s", e);
 	}
 	outfile_free(of);
+	stats_anatomy_view_free((struct stats_anatomy_view *)s.anatomy);
 	stats_view_free((struct stats_view *)s.v);
 	stats_table_free(whole);
 	free(title);
@@ -542,15 +587,26 @@ static int run(void *arg)
 		o->io.outliers[0] = stats_outliers_new(o->slowest, 0);
 		o->io.outliers[1] = stats_outliers_new(o->slowest, 0);
 	}
+	if (o->anatomy) {
+		o->io.anatomy[0] = stats_anatomy_new();
+		o->io.anatomy[1] = stats_anatomy_new();
+	}
 	o->ro.width = cli_out_width(o->ro.width);
 	tracedat_probe_carry_on(); /* one libtracecmd open of a trace.dat, not two */
 	for (size_t i = 0; i < o->ninputs; i++) {
 		if (input_load(o->inputs[i], &o->io, &r) < 0)
 			goto out;
-		if (o->slowest && !input_has_events(r.kind)) {
-			err("--slowest: '%s' holds statistics, not single exits", o->inputs[i]);
+		if ((o->slowest || o->anatomy) && !input_has_events(r.kind)) {
+			err("%s: '%s' holds statistics, not single exits",
+			    o->slowest ? "--slowest" : "--anatomy", o->inputs[i]);
 			goto out;
 		}
+	}
+	if (r.no_sched) {
+		err("'%s': no sched events: anatomy unavailable (record with 'record --anatomy', "
+		    "or 'trace-cmd record -e kvm -e sched -e irq')",
+		    r.no_sched);
+		goto out;
 	}
 	cli_print_warnings(&r);
 	if (r.ts_ticks) {
@@ -561,6 +617,8 @@ static int run(void *arg)
 	}
 	if (o->slowest)
 		ret = print_slowest(o, &r) < 0 ? 1 : 0;
+	else if (o->anatomy)
+		ret = print_anatomy(o, &r) < 0 ? 1 : 0;
 	else
 		ret = print_report(o, &r) < 0 ? 1 : 0;
 	if (!ret && o->svg && write_svg(o, &r) < 0)
@@ -568,6 +626,8 @@ static int run(void *arg)
 out:
 	stats_outliers_free(o->io.outliers[0]);
 	stats_outliers_free(o->io.outliers[1]);
+	stats_anatomy_free(o->io.anatomy[0]);
+	stats_anatomy_free(o->io.anatomy[1]);
 	stats_timeline_free(o->io.timeline[0]);
 	stats_timeline_free(o->io.timeline[1]);
 	input_result_free(&r);

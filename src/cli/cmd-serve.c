@@ -45,6 +45,7 @@ enum {
 	O_TYPES,
 	O_INPUT,
 	O_WEB_CONFIG,
+	O_ANATOMY,
 };
 
 static const struct cli_opt opts[] = {
@@ -76,6 +77,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
     CLI_OPT("exit-types", 0, "FILE", O_TYPES,
 	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
+    CLI_OPT("anatomy", 0, NULL, O_ANATOMY,
+	    "also trace the sched and irq events: per reason, exit time by\n"
+	    "cause (kvm_exitstat_exit_cause_seconds_total)"),
     {.lng = NULL},
 };
 
@@ -109,6 +113,9 @@ static int parse(void *arg, int id, const char *val, int value)
 		return 0;
 	case O_ALL:
 		a->all = true;
+		return 0;
+	case O_ANATOMY:
+		a->o.anatomy = true;
 		return 0;
 	case O_PER_VCPU:
 		a->o.per_vcpu = true;

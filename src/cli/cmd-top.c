@@ -51,6 +51,7 @@ enum {
 	O_SLOWER,
 	O_ALL_EVENTS,
 	O_WIDTH,
+	O_ANATOMY,
 };
 
 static const struct cli_opt opts[] = {
@@ -91,6 +92,10 @@ static const struct cli_opt opts[] = {
 	    "--duration): listed under the table, or on stderr with --once/--log"),
     CLI_OPT("width", 0, "COLS", O_WIDTH,
 	    "--once's width (default: COLUMNS, the terminal's, else 80)"),
+    CLI_OPT("anatomy", 0, NULL, O_ANATOMY,
+	    "also trace the sched and irq events and split each exit into\n"
+	    "its causes: a CAUSE column, the part most of a reason's time\n"
+	    "went to (key a shows or hides it)"),
     {.lng = NULL},
 };
 
@@ -166,6 +171,9 @@ static int parse(void *arg, int id, const char *val, int value)
 	}
 	case O_ALL_EVENTS:
 		a->o.all_events = true;
+		return 0;
+	case O_ANATOMY:
+		a->o.anatomy = true;
 		return 0;
 	case O_WIDTH:
 		return cli_parse_width(val, &a->o.width);

@@ -82,6 +82,39 @@ void text_fields_generic(const char *payload, const char *const *names, size_t n
 			 struct text_fields *f);
 const struct text_field *text_field_get(const struct text_fields *f, const char *name);
 
+/* ---- sched.c: the scheduler's and interrupts' events (--anatomy) ---- */
+
+/* One of them: the fields each side reads (NULL: none). */
+struct sched_event {
+	const char *sys, *name;
+	enum kes_sched what;
+	const char *tid;   /* -> kes_event.tid (NULL: common_pid) */
+	const char *sub;   /* -> sub */
+	const char *value; /* -> value */
+	const char *comm;  /* -> reason */
+	const char *comm2; /* -> isa */
+};
+
+/* The halt's own event (a detail event, exit_types/detail.types) and the field of its length. */
+#define SCHED_HALT_SYS	 "kvm"
+#define SCHED_HALT_EVENT "kvm_vcpu_wakeup"
+#define SCHED_HALT_NS	 "ns"
+
+/* system NULL: any. NULL when (sys, name) is none of them. */
+const struct sched_event *sched_event_find(const char *sys, const char *name);
+/* The i-th, NULL past the last. */
+const struct sched_event *sched_event_at(size_t i);
+
+/* Thread names, interned once each, a bounded number of them (sched.c says why). */
+struct sched_comms;
+struct sched_comms *sched_comms_new(void);
+void sched_comms_free(struct sched_comms *c);
+/* The name in s[0, len) (up to a NUL), interned; "?" past the bound. */
+const char *sched_comm(struct sched_comms *c, const char *s, size_t len);
+/* A printed event of e into ev (its common part set): 1, or -1 when it does not parse. */
+int sched_text(struct sched_comms *c, const struct sched_event *e, const char *payload,
+	       struct kes_event *ev);
+
 /* ---- decode-text.c: the text side of the decoder ---- */
 
 struct text_decoder;
@@ -89,6 +122,8 @@ struct text_decoder;
 struct text_decoder *text_decoder_new(const struct exit_types *types);
 void text_decoder_free(struct text_decoder *d);
 void text_decoder_set_plugin_names(struct text_decoder *d, bool on);
+/* Read the sched and irq events too (--anatomy). */
+void text_decoder_set_anatomy(struct text_decoder *d, bool on);
 int text_decode(struct text_decoder *d, const struct kes_text_rec *l, struct kes_event *ev);
 const char *text_decode_why(const struct text_decoder *d);
 int text_decode_role(struct text_decoder *d, const struct kes_text_rec *l);

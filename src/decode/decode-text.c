@@ -54,6 +54,7 @@ struct binding {
 	struct label labels[MAX_LABELS];
 	size_t nlabels;
 	const struct exit_table *sticky; /* the table the last printed name picked */
+	const struct sched_event *sched; /* role KES_SCHED (--anatomy): which one */
 };
 
 struct thread {
@@ -66,6 +67,8 @@ struct text_decoder {
 	const struct exit_types *types;
 	const struct exit_table *last_exit;
 	bool plugin_names;
+	bool anatomy;		     /* read the sched and irq events too */
+	struct sched_comms *comms; /* their thread names */
 	const char *why; /* of the last text_decode() that returned -1 */
 	unsigned new_names;
 	uint64_t new_seen[2 * MAX_NEW_NAMES]; /* hashes of the new names made so far (0: free) */
@@ -85,7 +88,18 @@ struct text_decoder *text_decoder_new(const struct exit_types *types)
 
 void text_decoder_free(struct text_decoder *d)
 {
+	if (d)
+		sched_comms_free(d->comms);
 	free(d);
+}
+
+void text_decoder_set_anatomy(struct text_decoder *d, bool on)
+{
+	d->anatomy = on;
+	if (on && !d->comms)
+		d->comms = sched_comms_new();
+	for (size_t i = 0; i < BIND_SLOTS; i++)
+		d->bind[i].used = false; /* what each event is may have changed */
 }
 
 void text_decoder_set_plugin_names(struct text_decoder *d, bool on)
@@ -144,6 +158,11 @@ static void bind(const struct text_decoder *d, const char *sys, const char *ev, 
 	b->nlabels = 0;
 	for (size_t i = 0; i < b->nforms; i++)
 		form_labels(b, b->forms[i].f->pattern);
+	b->sched = NULL;
+	if (d->anatomy && b->role == DECODE_ROLE_NONE && (b->sched = sched_event_find(sys, ev))) {
+		b->role = KES_SCHED;
+		b->kvm = true; /* read as the KVM events are: its time orders, its line counts */
+	}
 }
 
 static struct binding *lookup(struct text_decoder *d, const struct kes_text_rec *l)
@@ -560,6 +579,9 @@ static int decode_detail(struct text_decoder *d, const struct binding *b, const 
 		ev->flags = (ev->value & de->flag_mask) != 0;
 	if (num_of(f, "vcpu_id", &v))
 		ev->vcpu = (int32_t)v;
+	/* --anatomy: kvm_vcpu_wakeup's length in sub, as the binary side (decoder.c) */
+	if (d->anatomy && de->kind == KES_D_HALT)
+		num_of(f, SCHED_HALT_NS, &ev->sub);
 	return 1;
 }
 
@@ -587,6 +609,8 @@ static size_t field_refs(const struct binding *b, const char **names)
 		REF(t->entry_match.field);
 	}
 	if (b->detail) {
+		if (b->detail->kind == KES_D_HALT)
+			REF(SCHED_HALT_NS);
 		REF(b->detail->sub_field);
 		REF(b->detail->flag_field);
 		REF("vcpu_id");
@@ -671,6 +695,11 @@ int text_decode(struct text_decoder *d, const struct kes_text_rec *l, struct kes
 	if (b->role == DECODE_ROLE_NONE)
 		return 0;
 	payload = skip_field_errors(l->payload);
+	if (b->role == KES_SCHED) {
+		*ev = (struct kes_event){.ts = l->ts, .cpu = l->cpu, .tid = l->tid, .vcpu = -1};
+		d->why = "its payload is not the kernel's or trace-cmd's print of it";
+		return sched_text(d->comms, b->sched, payload, ev);
+	}
 	for (i = 0; i < b->nforms; i++) {
 		if (text_form_match(&b->forms[i], payload, &f) == 0) {
 			fsys = b->forms[i].f->system;

@@ -421,7 +421,14 @@ static inline __attribute__((always_inline)) void take_event(struct feed *f,
 
 	if (f->o.ts_unit) /* no store per event when there is nothing to convert */
 		ev->ts = in_ns(f, ev->ts);
-	if (f->o.keep && !f->o.keep(f->o.keep_arg, ev)) {
+	/*
+	 * --anatomy's events (KES_SCHED) go to pair/ whatever the filters say:
+	 * a thread they keep is switched in by one they do not, and pair/ reads
+	 * only its own threads'. Tested only where a filter is set: the hot
+	 * path has no test more (they are counted and spanned with the KVM
+	 * events; only --anatomy decodes them).
+	 */
+	if (f->o.keep && ev->kind != KES_SCHED && !f->o.keep(f->o.keep_arg, ev)) {
 		f->c.exits += exit; /* kept ones: in the exit branch below, not an add per event */
 		return;
 	}

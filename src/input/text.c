@@ -642,6 +642,8 @@ static struct reader *reader_new(const struct exit_types *types, const struct te
 
 	r->ops = ops;
 	r->dec = decode_new_text(types);
+	if (ops->anatomy)
+		decode_anatomy(r->dec);
 	for (size_t i = 0; i < COMM_SLOTS; i++)
 		r->comm_tid[i] = -1;
 	return r;

@@ -33,6 +33,7 @@
 #include "alloc.h"
 #include "intern.h"
 #include "pair.h"
+#include "pair-local.h"
 
 /*
  * The steps of one event, inline in pair_event(): as calls they cost a
@@ -89,6 +90,7 @@ struct thread {
 	struct machine x; /* kvm_exit / kvm_entry */
 	struct machine u; /* kvm_userspace_exit / KVM_RUN */
 	struct pending up;
+	struct anat *an; /* --anatomy: the thread's clock (anatomy.c), else NULL */
 };
 
 struct pair {
@@ -113,11 +115,15 @@ struct pair {
 	struct thread *on_cpu[PAIR_CPU_CACHE];
 	void (*thread_hook)(void *arg, int32_t tid);
 	void *thread_hook_arg;
+	/* --anatomy: each timed exit's split to these ([0] kvm_exit, [1] userspace), else NULL */
+	struct stats_anatomy *an[2];
+	bool anatomy;
 };
 
 static void details_used(struct pair *p)
 {
-	p->details = p->with_sub || p->namer || p->out[0] || p->out[1];
+	/* the anatomy reads kvm_vcpu_wakeup, and each event's place on its thread's clock */
+	p->details = p->with_sub || p->namer || p->out[0] || p->out[1] || p->anatomy;
 }
 
 bool pair_reads_details(const struct pair *p)
@@ -162,10 +168,20 @@ void pair_set_thread_hook(struct pair *p, void (*fn)(void *arg, int32_t tid), vo
 	p->thread_hook_arg = arg;
 }
 
+void pair_set_anatomy(struct pair *p, struct stats_anatomy *exits, struct stats_anatomy *uexits)
+{
+	p->an[0] = exits;
+	p->an[1] = uexits;
+	p->anatomy = exits || uexits;
+	details_used(p);
+}
+
 void pair_free(struct pair *p)
 {
 	if (!p)
 		return;
+	for (size_t i = 0; i < p->nslots; i++)
+		anat_free(p->threads[i].an);
 	free(p->threads);
 	free(p);
 }
@@ -200,6 +216,8 @@ static __attribute__((noinline)) struct thread *thread_find(struct pair *p, int3
 	}
 	*t = (struct thread){.tid = tid};
 	t->x.vcpu = t->u.vcpu = -1;
+	if (p->anatomy)
+		t->an = anat_new();
 	p->used++;
 	if (p->thread_hook)
 		p->thread_hook(p->thread_hook_arg, tid);
@@ -281,6 +299,22 @@ PAIR_INLINE struct stats_acc *exit_acc(struct pair *p, struct stats_table *tab, 
 	return a;
 }
 
+/* A timed exit's split (made when its interval closed) to its row of the anatomy. */
+static __attribute__((noinline)) void anatomy_add(struct pair *p, struct stats_table *tab,
+						  struct thread *t, const struct machine *m)
+{
+	bool u = tab == p->uexits;
+	struct stats_key k = exit_key(p, t->tid, m);
+
+	struct stats_split s;
+
+	if (!p->an[u] || !t->an)
+		return;
+	s = *anat_done(t->an, u ? ANAT_U : ANAT_X);
+	s.sub_kind = k.has_sub ? (uint8_t)m->d.sub_kind : 0;
+	stats_anatomy_add(p->an[u], &k, &s);
+}
+
 /*
  * One timed exit (m as it was when it was made, ts its timestamp): its
  * sample, and the exit itself to the outliers, with the sub-key it has
@@ -293,6 +327,8 @@ PAIR_INLINE void timed(struct pair *p, struct stats_table *tab, struct thread *t
 	int32_t tid = t->tid;
 
 	stats_acc_add(exit_acc(p, tab, t, m), ns);
+	if (p->anatomy)
+		anatomy_add(p, tab, t, m);
 	if (!o)
 		return;
 	struct stats_outlier s = {.ns = ns,
@@ -304,6 +340,10 @@ PAIR_INLINE void timed(struct pair *p, struct stats_table *tab, struct thread *t
 				  .sub_kind = m->d.has_sub ? (uint8_t)m->d.sub_kind : 0,
 				  .has_sub = m->d.has_sub,
 				  .halt = (m->d.mask >> KES_D_HALT) & 1};
+	if (t->an) {
+		s.has_split = true;
+		s.split = *anat_done(t->an, tab == p->uexits ? ANAT_U : ANAT_X);
+	}
 	stats_outliers_add(o, &s);
 }
 
@@ -522,6 +562,101 @@ static __attribute__((noinline)) void backwards(struct pair *p, struct thread *t
 	commit_pending(p, t);
 	flush_exit(p, t);
 	t->x.state = t->u.state = S_NONE;
+	if (t->an)
+		anat_lost(t->an);
+}
+
+/*
+ * --anatomy, before the machines see a KVM event of the thread: its clock
+ * to the event (the thread emitted it, so it runs), and the intervals the
+ * event ends, split where they end (the machines count them later).
+ */
+static __attribute__((noinline)) void anat_before(struct thread *t, const struct kes_event *ev)
+{
+	anat_kvm(t->an, ev->ts);
+	switch (ev->kind) {
+	case KES_ENTRY:
+		if (t->x.state == S_HOST)
+			anat_close(t->an, ANAT_X, ev->ts);
+		if (t->u.state == S_HOST)
+			anat_close(t->an, ANAT_U, ev->ts);
+		break;
+	case KES_UEXIT: /* ends an open one: back_to_back() */
+	case KES_UENTRY:
+		if (t->u.state == S_HOST)
+			anat_close(t->an, ANAT_U, ev->ts);
+		break;
+	case KES_DETAIL:
+		if (ev->detail == KES_D_HALT) /* kvm_vcpu_wakeup: sub its ns, value waited */
+			anat_halt(t->an, ev->ts, ev->sub, ev->value != 0);
+		break;
+	default:
+		break;
+	}
+}
+
+/* --anatomy, after the machines: the intervals the event opens. */
+static __attribute__((noinline)) void anat_after(struct thread *t, const struct kes_event *ev)
+{
+	switch (ev->kind) {
+	case KES_EXIT:
+		anat_open(t->an, ANAT_X, ev->ts);
+		break;
+	case KES_UEXIT:
+		anat_open(t->an, ANAT_U, ev->ts);
+		anat_vmm(t->an, true);
+		break;
+	case KES_UENTRY:
+	case KES_ENTRY:
+		anat_vmm(t->an, false);
+		break;
+	default:
+		break;
+	}
+}
+
+/* A thread's clock, when it is one of pair/'s threads (it has made KVM events). */
+static struct anat *anat_of(struct pair *p, int32_t tid)
+{
+	struct thread *t;
+
+	if (tid <= 0)
+		return NULL;
+	t = slot(p->threads, p->nslots, tid);
+	return t->tid ? t->an : NULL;
+}
+
+/*
+ * A scheduler's or interrupt event: to the clocks of the threads it is
+ * about. Threads that never made a KVM event have no interval to split.
+ */
+static __attribute__((noinline)) void sched_event(struct pair *p, const struct kes_event *ev)
+{
+	struct anat *a;
+	bool soft = ev->detail == KES_S_SOFT_ENTRY || ev->detail == KES_S_SOFT_EXIT;
+
+	switch (ev->detail) {
+	case KES_S_SWITCH:
+		if ((a = anat_of(p, ev->tid)))
+			anat_switch_out(a, ev->ts, ev->value, ev->reason, (int32_t)ev->sub);
+		if ((a = anat_of(p, (int32_t)ev->sub)))
+			anat_switch_in(a, ev->ts, ev->isa, ev->tid);
+		break;
+	case KES_S_WAKEUP:
+		if ((a = anat_of(p, ev->tid)))
+			anat_wakeup(a, ev->ts);
+		break;
+	case KES_S_IRQ_ENTRY:
+	case KES_S_IRQ_EXIT:
+	case KES_S_SOFT_ENTRY:
+	case KES_S_SOFT_EXIT:
+		if ((a = anat_of(p, ev->tid)))
+			anat_irq(a, ev->ts, soft,
+				 ev->detail == KES_S_IRQ_ENTRY || ev->detail == KES_S_SOFT_ENTRY);
+		break;
+	default: /* sched_migrate_task: where it runs next shows in its switch in */
+		break;
+	}
 }
 
 /* The machines' work on one event (inline: a call per event cost 192.1 -> 188.0 M instructions). */
@@ -576,11 +711,49 @@ PAIR_INLINE void machine_event(struct pair *p, struct thread *t, const struct ke
 	}
 }
 
+/* The slots are keyed by tid, 0 their "free": such an event is counted, never paired. */
+static void threadless(struct pair *p, const struct kes_event *ev)
+{
+	p->n.threadless++;
+	p->n.threadless_exits += ev->kind == KES_EXIT || ev->kind == KES_UEXIT;
+}
+
+/*
+ * --anatomy's way through: the scheduler's events to the clocks, a KVM event
+ * to its thread's clock around the machines. Apart from pair_event()'s own
+ * path, which without the view is what it was (one test of p->anatomy).
+ */
+static __attribute__((noinline)) void anatomy_event(struct pair *p, const struct kes_event *ev)
+{
+	struct thread *t;
+
+	if (ev->kind == KES_SCHED) {
+		sched_event(p, ev);
+		return;
+	}
+	if (ev->tid <= 0) {
+		threadless(p, ev);
+		return;
+	}
+	t = thread_of(p, ev->tid, ev->cpu);
+	if (ev->ts < t->last_ts) {
+		backwards(p, t);
+		return;
+	}
+	t->last_ts = ev->ts;
+	anat_before(t, ev);
+	machine_event(p, t, ev);
+	anat_after(t, ev);
+}
+
 void pair_event(struct pair *p, const struct kes_event *ev)
 {
-	if (ev->tid <= 0) { /* the slots are keyed by tid, 0 their "free": counted, never paired */
-		p->n.threadless++;
-		p->n.threadless_exits += ev->kind == KES_EXIT || ev->kind == KES_UEXIT;
+	if (__builtin_expect(p->anatomy, 0)) {
+		anatomy_event(p, ev);
+		return;
+	}
+	if (ev->tid <= 0) {
+		threadless(p, ev);
 		return;
 	}
 	struct thread *t = thread_of(p, ev->tid, ev->cpu);
@@ -611,8 +784,11 @@ static void close_thread(struct pair *p, struct thread *t)
 static void close_open(struct pair *p)
 {
 	for (size_t i = 0; i < p->nslots; i++)
-		if (p->threads[i].tid)
+		if (p->threads[i].tid) {
 			close_thread(p, &p->threads[i]);
+			if (p->threads[i].an)
+				anat_lost(p->threads[i].an); /* nothing is known of it any more */
+		}
 }
 
 void pair_lost(struct pair *p)

@@ -217,6 +217,9 @@ struct ctx {
 	/* trace.dat of a counter clock with --ts-unit: its ticks to ns; NULL: as they are */
 	const struct text_ts_unit *dat_unit;
 	bool filtered;		    /* --vcpu, --pid or -g: wanted() decides */
+	bool anatomy;		    /* --anatomy */
+	bool has_sched;		    /* the input has scheduler events to split by */
+	const char *path;
 };
 
 static const char *thread_name(const struct ctx *c, int32_t tid)
@@ -428,10 +431,15 @@ static bool details_unmerged(const struct input_opts *o)
 	return o->with_sub || o->buckets || o->vcpu >= 0;
 }
 
-/* Does a view read detail events' fields (decode_need_details())? */
+static bool anatomy_of(const struct input_opts *o)
+{
+	return o->anatomy[0] || o->anatomy[1];
+}
+
+/* Does a view read detail events' fields (decode_need_details())? kvm_vcpu_wakeup's: the anatomy. */
 static bool details_needed(const struct input_opts *o)
 {
-	return details_unmerged(o) || o->outliers[0] || o->outliers[1];
+	return details_unmerged(o) || o->outliers[0] || o->outliers[1] || anatomy_of(o);
 }
 
 /*
@@ -447,7 +455,8 @@ static int split(struct ctx *c, struct tracedat *td, struct ring_lane **lanes, s
 			      {o->outliers[0], o->outliers[1]}};
 	struct split_out out;
 
-	if (c->filtered || details_unmerged(o) || o->timeline[0] || o->timeline[1])
+	/* the anatomy follows a thread across CPUs: only one feed over all of them can */
+	if (c->filtered || details_unmerged(o) || o->timeline[0] || o->timeline[1] || c->anatomy)
 		return 0;
 	int s = split_lanes(&in, lanes, n, &out);
 
@@ -640,6 +649,8 @@ static int load_tracedat(int fd, const char *path, struct ctx *c)
 	c->d = tracedat_decoder(td, path, c);
 	if (c->d)
 		decode_need_details(c->d, details_needed(c->o));
+	if (c->d && c->anatomy)
+		c->has_sched = decode_anatomy(c->d);
 	tracedat_get_info(td, &info);
 	dat_clock(c, path, &info);
 	c->tep = tracedat_tep(td);
@@ -666,7 +677,11 @@ static int load_tracedat(int fd, const char *path, struct ctx *c)
 
 static int text_event(void *arg, const struct kes_event *ev)
 {
-	feed_event(((struct ctx *)arg)->f, ev);
+	struct ctx *c = arg;
+
+	if (ev->kind == KES_SCHED && ev->detail == KES_S_SWITCH)
+		c->has_sched = true;
+	feed_event(c->f, ev);
 	return 0;
 }
 
@@ -734,6 +749,7 @@ static int load_text(int fd, const char *path, struct ctx *c)
 			       .comm = text_comm,
 			       .brk = text_break,
 			       .ts_unit = c->o->ts_unit,
+			       .anatomy = c->anatomy,
 			       .arg = c};
 	struct text_counts n = {0};
 	struct procmap *none;
@@ -908,6 +924,7 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	struct ctx c = {.o = o, .r = r};
 
 	c.filtered = o->vcpu >= 0 || o->npids || o->vm_name;
+	c.anatomy = anatomy_of(o);
 	uint64_t before = r->kvm_events;
 	struct pair_counts pc;
 	int ret;
@@ -930,11 +947,15 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	if (o->with_sub) {
 		stats_table_set_sub_cap(r->exits, INPUT_SUB_CAP);
 		stats_table_set_sub_cap(r->uexits, INPUT_SUB_CAP);
+		for (int i = 0; i < 2; i++)
+			if (o->anatomy[i])
+				stats_anatomy_set_sub_cap(o->anatomy[i], INPUT_SUB_CAP);
 	}
 	c.p = pair_new(r->exits, r->uexits, o->with_sub);
 	if (o->buckets)
 		pair_set_namer(c.p, bucket_map_namer, (void *)o->buckets);
 	pair_set_outliers(c.p, o->outliers[0], o->outliers[1]);
+	pair_set_anatomy(c.p, o->anatomy[0], o->anatomy[1]);
 	if (k == INPUT_TRACEDAT)
 		ret = load_tracedat(fd, path, &c);
 	else if (k == INPUT_PERF_DATA)
@@ -965,6 +986,8 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	}
 	pair_free(c.p);
 	free(c.t);
+	if (ret == 0 && c.anatomy && !c.has_sched && !r->no_sched)
+		r->no_sched = intern(path);
 	if (c.unplaced)
 		input_warn(r, "'%s': the process of %zu thread%s is not known: -p and -g left %s out",
 			   path, c.unplaced, c.unplaced == 1 ? "" : "s",

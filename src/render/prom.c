@@ -130,6 +130,18 @@ void prom_sample_double(struct prom_w *w, const struct prom_label *l, size_t nl,
 	fprintf(w->f, " %s\n", b);
 }
 
+void prom_sample_seconds(struct prom_w *w, const struct prom_label *l, size_t nl, uint64_t ns)
+{
+	char v[40];
+
+	prom_fmt_double(v, sizeof(v), (double)ns / 1e9);
+	fputs(w->fam, w->f);
+	if (w->type == PROM_COUNTER)
+		fputs("_total", w->f);
+	put_labels(w, l, nl, NULL);
+	fprintf(w->f, " %s\n", v);
+}
+
 void prom_histogram(struct prom_w *w, const struct prom_label *l, size_t nl, const uint64_t *le_ns,
 		    size_t nle, const uint64_t *counts, uint64_t sum_ns)
 {

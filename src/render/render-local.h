@@ -58,6 +58,10 @@ void svg_text(FILE *f, const char *s);
 /* summary-svg.c: report --svg of statistics without histograms (saved reports). 0 or -1. */
 int render_summary_svg(FILE *f, const struct render_svg *s);
 
+/* report --svg --anatomy (anatomy-svg.c): the stacked parts per reason, and their height. */
+int svg_anatomy_height(const struct stats_anatomy_view *v);
+void svg_anatomy(FILE *f, const struct stats_anatomy_view *v, int y0, int width);
+
 /* A CSV cell, quoted only when it must be (RFC 4180). */
 void csv_quote(FILE *f, const char *s);
 

@@ -447,6 +447,9 @@ int render_report_svg(FILE *f, const struct render_svg *s)
 	uint64_t st, wd;
 	bool has_tl = s->tl && stats_timeline_bins(s->tl, &st, &wd) > 0;
 	int top = 70, h = top + (int)prow * (PANEL_H + 14) + (has_tl ? TL_H : 40);
+	int an_y = h;
+
+	h += svg_anatomy_height(s->anatomy);
 	struct axis a = n ? time_axis(r, n) : (struct axis){0, 1};
 
 	fprintf(f,
@@ -479,6 +482,8 @@ int render_report_svg(FILE *f, const struct render_svg *s)
 			"<text x=\"12\" y=\"%d\" fill=\"#666\">No timeline: this input has no "
 			"timestamps (a saved or JSON report).</text>\n",
 			top + (int)prow * (PANEL_H + 14) + 20);
+	if (s->anatomy)
+		svg_anatomy(f, s->anatomy, an_y, W);
 	fputs("</svg>\n", f);
 	free(r);
 	return ferror(f) ? -1 : 0;

@@ -13,7 +13,7 @@ static const char *const source_name[SERVE_NSRC] = {
     [SERVE_KVM_EXIT] = "kvm_exit", [SERVE_USERSPACE] = "userspace"};
 
 struct labels {
-	struct prom_label l[5];
+	struct prom_label l[6]; /* pid, vm, source, reason, vcpu, cause */
 	size_t n;
 	char pid[16], vcpu[24];
 };
@@ -149,6 +149,26 @@ static void hists(struct prom_w *w, const struct serve_series *const *r, size_t 
 	}
 }
 
+/* --anatomy: each row's exits' time by cause, one counter per part. */
+static void causes(struct prom_w *w, const struct serve_series *const *r, size_t n, bool per_vcpu)
+{
+	struct labels b;
+
+	prom_family(w, "kvm_exitstat_exit_cause_seconds", PROM_COUNTER, "seconds",
+		    "Exit handling time by cause (--anatomy): handling in KVM, runnable, "
+		    "blocked, halt polling, in the VMM, irq, softirq; a row's causes add up to "
+		    "its split exits' time.");
+	for (size_t i = 0; i < n; i++) {
+		if (r[i]->k.guest || !r[i]->has_parts)
+			continue;
+		labels_of(&b, r[i], per_vcpu);
+		for (int p = 0; p < STATS_NPARTS; p++) {
+			b.l[b.n] = (struct prom_label){"cause", stats_part_name((enum stats_part)p)};
+			prom_sample_seconds(w, b.l, b.n + 1, r[i]->part_ns[p]);
+		}
+	}
+}
+
 int serve_expose(struct serve_store *s, const struct serve_meta *m, bool openmetrics, char **buf,
 		 size_t *len)
 {
@@ -165,6 +185,8 @@ int serve_expose(struct serve_store *s, const struct serve_meta *m, bool openmet
 	exits(&w, r, n, m->per_vcpu);
 	hists(&w, r, n, m->per_vcpu, false);
 	hists(&w, r, n, m->per_vcpu, true);
+	if (m->anatomy)
+		causes(&w, r, n, m->per_vcpu);
 	prom_end(&w);
 	if (fclose(f) != 0) {
 		free(*buf);

@@ -31,7 +31,8 @@ struct serve_live *serve_live_new(const struct serve_opts *o, char *errbuf, size
 				  .npids = o->npids,
 				  .buffer_kb = o->buffer_kb,
 				  .types = o->types,
-				  .buckets = o->buckets};
+				  .buckets = o->buckets,
+				  .anatomy = o->anatomy};
 	struct serve_live *s = xcalloc(1, sizeof(*s));
 
 	s->l = watch_new(&lo, errbuf, errlen);
@@ -74,6 +75,7 @@ static void thread_gone(void *arg, int32_t tid)
 struct walk {
 	struct serve_live *s;
 	enum serve_source src;
+	const struct stats_anatomy *an; /* --anatomy: the interval's splits of this source */
 	void (*fn)(const struct serve_row *r, void *arg);
 	void *arg;
 };
@@ -92,6 +94,14 @@ static void one_row(const struct stats_key *k, const struct stats_acc *a, void *
 			      .guest = k->name == w->s->tig,
 			      .acc = a};
 
+	for (int p = 0; w->an && !r.guest && p < STATS_NPARTS; p++) {
+		const struct stats_acc *pa = stats_anatomy_acc(w->an, k, (unsigned)p);
+
+		if (pa) {
+			r.has_parts = true;
+			r.part_ns[p] = pa->sum;
+		}
+	}
 	w->fn(&r, w->arg);
 }
 
@@ -106,10 +116,12 @@ int serve_live_tick(struct serve_live *s, void (*fn)(const struct serve_row *r, 
 		return -1;
 	watch_vms_reap(&s->vms, thread_gone, s->l);
 	for (int i = 0; i < WATCH_NSRC; i++) {
-		struct walk w = {s, src[i], fn, arg};
+		struct walk w = {s, src[i], s->l->an_cur[i], fn, arg};
 
 		stats_table_foreach(s->l->cur[i], one_row, &w);
 		stats_table_clear(s->l->cur[i]);
+		if (s->l->an_cur[i])
+			stats_anatomy_clear(s->l->an_cur[i]);
 	}
 	s->events += s->l->events_cur;
 	s->l->events_cur = 0;

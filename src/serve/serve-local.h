@@ -35,6 +35,9 @@ struct serve_row {
 	const char *reason; /* interned exit reason (or timing bucket) */
 	bool guest;	    /* time in guest (entry -> next exit), not an exit */
 	const struct stats_acc *acc;
+	/* --anatomy: the interval's time of these exits in each part, ns (has_parts: split) */
+	bool has_parts;
+	uint64_t part_ns[STATS_NPARTS];
 };
 
 struct serve_live_counts {
@@ -97,6 +100,8 @@ struct serve_series {
 	uint64_t exits;			/* every exit, timed or not */
 	uint64_t timed, sum_ns;		/* the histogram's count and sum */
 	uint64_t bucket[SERVE_NLE + 1]; /* per bucket, not cumulative */
+	bool has_parts;			/* --anatomy: its exits were split */
+	uint64_t part_ns[STATS_NPARTS]; /* their time in each part, ns */
 };
 
 struct serve_store;
@@ -142,6 +147,7 @@ struct serve_meta {
 	struct serve_process proc;
 	const char *buckets; /* the bucket map's name, or NULL */
 	bool per_vcpu;
+	bool anatomy; /* the cause counters */
 	struct serve_live_counts live;
 	bool http;			   /* scrapes: */
 	uint64_t scrapes_text, scrapes_om; /* /metrics answered, by format */

@@ -107,7 +107,8 @@ static int render(struct serve *s, bool http, bool file)
 {
 	struct serve_meta m = {.version = s->o->version,
 			       .buckets = s->o->buckets ? s->o->buckets_name : NULL,
-			       .per_vcpu = s->o->per_vcpu};
+			       .per_vcpu = s->o->per_vcpu,
+			       .anatomy = s->o->anatomy};
 	uint64_t answers = s->http ? serve_http_pending(s->http) : 0;
 	bool gz = http && serve_http_wants_gzip(s->http);
 	struct serve_page text, om = {0};

@@ -175,6 +175,11 @@ void serve_store_add(struct serve_store *s, const struct serve_row *r)
 	if (!r->guest)
 		se->exits += r->acc->count + r->acc->untimed;
 	add_times(se, r->acc);
+	if (r->has_parts) {
+		se->has_parts = true;
+		for (int p = 0; p < STATS_NPARTS; p++)
+			se->part_ns[p] += r->part_ns[p];
+	}
 }
 
 void serve_store_retire(struct serve_store *s, double now, double keep,

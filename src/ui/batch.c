@@ -31,7 +31,9 @@
  */
 #define LABEL_W 18
 
-static void batch_row(FILE *f, int lw, const struct ui_row *r, const char *label, bool pct)
+/* cause: --anatomy's column, the part most of the row's time went to */
+static void batch_row(FILE *f, int lw, const struct ui_row *r, const char *label, bool pct,
+		      bool cause)
 {
 	char avg[24], p99[24], max[24];
 
@@ -43,7 +45,10 @@ static void batch_row(FILE *f, int lw, const struct ui_row *r, const char *label
 		fprintf(f, " %6.2f", r->pct_total);
 	else
 		fprintf(f, " %6s", "-");
-	fprintf(f, " %9.1f %8s %8s %9s %6.2f\n", r->rate, avg, p99, max, r->pct_time);
+	fprintf(f, " %9.1f %8s %8s %9s %6.2f", r->rate, avg, p99, max, r->pct_time);
+	if (cause)
+		fprintf(f, " %s", r->cause[0] ? r->cause : "-");
+	fputc('\n', f);
 }
 
 /*
@@ -136,13 +141,13 @@ void ui_batch_table(FILE *f, const struct ui_view *v, const struct ui_header *h,
 	snprintf(isa, sizeof(isa), "ISA %s", v->src == WATCH_EXITS && v->isa ? v->isa : h->machine);
 	fold_line(f, h->width, ", ", part, 4);
 	vms_line(f, v, h, dt, true);
-	fprintf(f, "%-*s %9s %6s %9s %8s %8s %9s %6s\n", lw, "REASON", "TOTAL", "%TOTAL",
-		"RATE/s", "AVG(us)", "P99(us)", "MAX(us)", "%TIME");
+	fprintf(f, "%-*s %9s %6s %9s %8s %8s %9s %6s%s\n", lw, "REASON", "TOTAL", "%TOTAL",
+		"RATE/s", "AVG(us)", "P99(us)", "MAX(us)", "%TIME", v->has_cause ? " CAUSE" : "");
 	for (size_t i = 0; i < v->nrows; i++)
-		batch_row(f, lw, &v->rows[i], v->rows[i].label, true);
-	batch_row(f, lw, &v->total, "Total", true);
+		batch_row(f, lw, &v->rows[i], v->rows[i].label, true, v->has_cause);
+	batch_row(f, lw, &v->total, "Total", true, v->has_cause);
 	if (v->has_guest)
-		batch_row(f, lw, &v->guest, KES_TIMEINGUEST, false);
+		batch_row(f, lw, &v->guest, KES_TIMEINGUEST, false, v->has_cause);
 	fflush(f);
 }
 

@@ -34,6 +34,7 @@ static const struct {
     {'c', UI_A_CLEAR},	     {'r', UI_A_RESET},		 {'z', UI_A_PAUSE},
     {'Z', UI_A_PAUSE},	     {'0', UI_A_ZERO},		 {'u', UI_A_SOURCE},
     {'s', UI_A_DELAY},	     {KEY_RESIZE, UI_A_NONE},	 {'e', UI_A_EVENTS},
+    {'a', UI_A_CAUSE},
 };
 
 const struct ui_key_help ui_key_help[] = {
@@ -58,6 +59,7 @@ const struct ui_key_help ui_key_help[] = {
     {"e", "all events: every kvm:* tracepoint counted (kvm_stat's view), from the"},
     {"", "first e on (or from the start with --all-events); e again: the exits"},
     {"s", "set the refresh interval"},
+    {"a", "show / hide the cause column (--anatomy: where each reason's time went)"},
     {"other keys", "refresh now"},
 };
 const size_t ui_nkey_help = ARRAY_SIZE(ui_key_help);
@@ -243,6 +245,12 @@ static unsigned act(struct ui_state *st, const struct ui_view *v, enum ui_action
 		return st->paused ? UI_R_REDRAW : UI_R_TICK | UI_R_REDRAW;
 	case UI_A_ZERO:
 		st->show_zero = !st->show_zero;
+		return UI_R_REBUILD | UI_R_REDRAW;
+	case UI_A_CAUSE:
+		st->cause = !st->cause;
+		if (st->cause && !v->has_cause)
+			snprintf(st->msg, sizeof(st->msg),
+				 "no causes: start top with --anatomy (the reasons view)");
 		return UI_R_REBUILD | UI_R_REDRAW;
 	case UI_A_EVENTS:
 		st->events = !st->events;

@@ -104,7 +104,8 @@ int ui_screen_run(struct ui_top *t)
 				 .source = t->o->source,
 				 .events = t->o->all_events,
 				 .delay = t->o->delay,
-				 .buckets = t->o->buckets != NULL};
+				 .buckets = t->o->buckets != NULL,
+				 .cause = t->o->anatomy};
 	if (t->o->fields_re)
 		ui_filter_use_re(&s.st.f, t->o->fields_re, t->o->fields);
 	if (ui_crt_init(e, sizeof(e)) < 0) {

@@ -364,6 +364,33 @@ static int choose_source(struct ui_view *v, const struct watch *l, const struct 
 	return WATCH_UEXITS;
 }
 
+/*
+ * --anatomy, the reasons view: each row's cause, the part most of its time
+ * since the start went to (stats/anatomy.c's view; the filters do not apply
+ * to it: the part a reason's exits spend their time in is the same).
+ */
+static void causes(struct ui_view *v, const struct watch *l)
+{
+	const struct stats_anatomy *a = v->src < WATCH_NSRC ? l->an_total[v->src] : NULL;
+	struct stats_anatomy_view *av;
+
+	if (!a)
+		return;
+	av = stats_anatomy_view_new(a, 0, 1, "ns", STATS_SORT_NAME);
+	v->has_cause = true;
+	for (size_t i = 0; i < v->nrows; i++) {
+		const struct stats_anatomy_row *r = stats_anatomy_view_find(av, v->rows[i].s.key.name);
+
+		if (r && r->split)
+			snprintf(v->rows[i].cause, sizeof(v->rows[i].cause), "%s %.0f%%",
+				 stats_part_name(r->dominant), r->part[r->dominant].share);
+	}
+	if (av->all.split)
+		snprintf(v->total.cause, sizeof(v->total.cause), "%s %.0f%%",
+			 stats_part_name(av->all.dominant), av->all.part[av->all.dominant].share);
+	stats_anatomy_view_free(av);
+}
+
 void ui_model_build(struct ui_view *v, const struct watch *l, const struct watch_vms *vs,
 		    const struct ui_state *st, const struct exit_types *types)
 {
@@ -426,6 +453,8 @@ void ui_model_build(struct ui_view *v, const struct watch *l, const struct watch
 	percentages(&v->total, 1, exits, time);
 	percentages(&v->guest, 1, exits, time);
 	v->guest.pct_total = 0;
+	if (st->mode == UI_MODE_REASONS)
+		causes(v, l);
 	sort_rows(v->rows, v->nrows, st->sort);
 	sort_rows(v->subs, v->nsubs, st->sort);
 	stats_table_free(r);

@@ -38,6 +38,9 @@ static const struct col narrow[NCOLS] = {
     {"P99(us)", 8}, {"MAX(us)", 9}, {"%TIME", 6},
 };
 static const struct col *cols = wide;
+/* --anatomy's cause column after %TIME, this frame (0: not shown) */
+#define CAUSE_W 14
+static int cause_w;
 
 static const int sort_col[UI_NSORT] = {C_TOTAL, C_RATE, C_AVG, C_MAX, C_TIME};
 
@@ -71,6 +74,7 @@ static int label_width(void)
 
 	for (int i = 0; i < NCOLS; i++)
 		w -= cols[i].width + 1;
+	w -= cause_w;
 	return w < 12 ? 12 : w > 44 ? 44 : w;
 }
 
@@ -173,6 +177,8 @@ static void draw_col_header(const struct ui_view *v, const struct ui_state *st, 
 				A_REVERSE | A_BOLD | A_UNDERLINE, ui_color_sorted(), NULL);
 		x += cols[i].width + 1;
 	}
+	if (cause_w && v->src != WATCH_EVENTS)
+		put(3, x, A_REVERSE, "%-*s", cause_w, "CAUSE");
 	attroff(A_REVERSE);
 }
 
@@ -254,6 +260,13 @@ static void draw_row(int y, const struct ui_row *r, int attr, bool with_pct_tota
 		    cols[C_TOTAL].width, (unsigned long long)r->s.count, cols[C_PCT].width, pct,
 		    cols[C_RATE].width, r->rate, cols[C_AVG].width, avg, cols[C_P99].width, p99,
 		    cols[C_MAX].width, max, cols[C_TIME].width, r->pct_time);
+	if (cause_w && !counts_only) {
+		int x = lw + 1;
+
+		for (int i = 0; i < NCOLS; i++)
+			x += cols[i].width + 1;
+		put(y, x, attr, "%-*.*s", cause_w, cause_w, r->cause[0] ? r->cause : "-");
+	}
 	color_row(y, r, attr, counts_only && sorted >= C_AVG ? -1 : sorted);
 }
 
@@ -376,6 +389,7 @@ void ui_table_draw(const struct ui_view *v, struct ui_state *st, const struct ui
 	erase();
 	cursor_x = -1;
 	slow_rows = v->slow_on ? (LINES >= 20 ? 5 : 2) : 0;
+	cause_w = st->cause && v->has_cause ? CAUSE_W : 0;
 	if (LINES < HEAD_ROWS + FOOT_ROWS + 3 || COLS < 40) {
 		put(0, 0, 0, "terminal too small");
 	} else if (st->help) {

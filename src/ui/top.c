@@ -189,6 +189,7 @@ int ui_top_run(const struct ui_top_opts *o)
 				  .buckets = o->buckets,
 				  .slower_ns = o->slower_ns,
 				  .all_events = o->all_events,
+				  .anatomy = o->anatomy,
 				  /* the screen's drill-down; --once and --log show reasons only */
 				  .subkeys = o->out == UI_OUT_SCREEN};
 	struct ui_top t = {.o = o};

@@ -45,6 +45,7 @@ struct ui_state {
 	bool buckets; /* rows are timing buckets: no table of names for show_zero */
 	bool paused;
 	bool help;
+	bool cause; /* the cause column (--anatomy; the a key) */
 	size_t sel, top; /* selected row, first row on screen */
 	struct ui_filter f;
 	double delay;
@@ -67,6 +68,7 @@ struct ui_row {
 	double rate;	  /* exits/s in the last interval */
 	double pct_total; /* % of all exits shown */
 	double pct_time;  /* % of exit handling + guest time */
+	char cause[32];	  /* --anatomy: the part most of its time went to, "runnable 57%" */
 };
 
 struct ui_view {
@@ -86,6 +88,7 @@ struct ui_view {
 	size_t nvms, nvms_dead;
 	char vms[256]; /* "exitgen[4101] qemu:vm1[4200]" */
 	bool empty;    /* nothing seen yet */
+	bool has_cause; /* the rows have a cause (--anatomy, the reasons view) */
 	/* --slower-than (slow.c): a title and the latest such exits, oldest first */
 	bool slow_on;
 	char slow_title[128];
@@ -144,6 +147,7 @@ enum ui_action {
 	UI_A_EVENTS,
 	UI_A_DELAY,
 	UI_A_REFRESH,
+	UI_A_CAUSE,
 };
 
 /* What the loop does after a key (htop's Htop_Reaction). */

@@ -251,7 +251,31 @@ static unsigned view_needs(const struct watch_opts *o)
 {
 	if (o->buckets)
 		return EXIT_NEED_DETAILS | EXIT_NEED_BUCKETS;
-	return o->subkeys || o->slower_ns ? EXIT_NEED_DETAILS : 0;
+	/* the anatomy reads kvm_vcpu_wakeup, a detail event */
+	return o->subkeys || o->slower_ns || o->anatomy ? EXIT_NEED_DETAILS : 0;
+}
+
+/* --anatomy: its events after the KVM ones, enabled and their formats read with them. */
+static void anatomy_events(struct evlist *ev)
+{
+	size_t k;
+	const char *const *more = decode_anatomy_events(&k);
+
+	ev->names = xrealloc(ev->names, (ev->n + k) * sizeof(*ev->names));
+	for (size_t i = 0; i < k; i++)
+		ev->names[ev->n++] = xstrdup(more[i]);
+}
+
+/* --anatomy: the tables the pair splits exits into, and its decoder's events. */
+static void setup_anatomy(struct watch *l)
+{
+	for (int s = 0; s < WATCH_NSRC; s++) {
+		l->an_cur[s] = stats_anatomy_new();
+		l->an_last[s] = stats_anatomy_new();
+		l->an_total[s] = stats_anatomy_new();
+	}
+	decode_anatomy(l->d);
+	pair_set_anatomy(l->p, l->an_cur[WATCH_EXITS], l->an_cur[WATCH_UEXITS]);
 }
 
 struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
@@ -261,6 +285,8 @@ struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
 	struct live_opts co = {.buffer_kb = o->buffer_kb};
 
 	ev.names = exit_types_event_names(o->types, view_needs(o), &ev.n);
+	if (o->anatomy)
+		anatomy_events(&ev);
 	co.events = (const char *const *)ev.names;
 	co.nevents = ev.n;
 	co.pids = o->pids;
@@ -296,6 +322,8 @@ struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
 			l->slow[s] = stats_outliers_new(WATCH_SLOW_KEEP, o->slower_ns);
 		pair_set_outliers(l->p, l->slow[WATCH_EXITS], l->slow[WATCH_UEXITS]);
 	}
+	if (o->anatomy)
+		setup_anatomy(l);
 	setup_feed(l);
 	return l;
 }
@@ -344,6 +372,12 @@ void watch_tick(struct watch *l, double dt)
 		stats_table_merge(l->total[s], l->cur[s]);
 		stats_table_clear(l->cur[s]);
 	}
+	for (int s = 0; s < WATCH_NSRC && l->an_cur[s]; s++) {
+		stats_anatomy_clear(l->an_last[s]);
+		stats_anatomy_merge(l->an_last[s], l->an_cur[s]);
+		stats_anatomy_merge(l->an_total[s], l->an_cur[s]);
+		stats_anatomy_clear(l->an_cur[s]);
+	}
 	l->events_last = l->events_cur;
 	l->events_total += l->events_cur;
 	l->events_cur = 0;
@@ -369,6 +403,11 @@ void watch_reset(struct watch *l)
 		stats_table_clear(l->total[s]);
 		if (s < WATCH_NSRC && l->slow[s])
 			stats_outliers_clear(l->slow[s]);
+		if (s < WATCH_NSRC && l->an_cur[s]) {
+			stats_anatomy_clear(l->an_cur[s]);
+			stats_anatomy_clear(l->an_last[s]);
+			stats_anatomy_clear(l->an_total[s]);
+		}
 	}
 	live_lost(l->c, &lost);
 	l->lost_base = lost;
@@ -404,8 +443,12 @@ void watch_free(struct watch *l)
 		stats_table_free(l->cur[s]);
 		stats_table_free(l->last[s]);
 		stats_table_free(l->total[s]);
-		if (s < WATCH_NSRC)
+		if (s < WATCH_NSRC) {
 			stats_outliers_free(l->slow[s]);
+			stats_anatomy_free(l->an_cur[s]);
+			stats_anatomy_free(l->an_last[s]);
+			stats_anatomy_free(l->an_total[s]);
+		}
 	}
 	free(l->evname);
 	free(l->evnames);

@@ -226,6 +226,43 @@ static void test_store(void)
 	serve_store_free(s);
 }
 
+/* --anatomy: a row's time by cause, added up over intervals, exposed in seconds per cause. */
+static void test_causes(void)
+{
+	struct serve_store *s = serve_store_new(10, false);
+	struct serve_meta m = {.version = "t", .anatomy = true};
+	struct stats_acc a;
+	struct serve_row r;
+	char *page = NULL;
+	size_t len = 0;
+
+	stats_acc_init(&a);
+	stats_acc_add(&a, 5000);
+	r = row(10, "IO", &a);
+	r.has_parts = true;
+	r.part_ns[STATS_PART_HANDLING] = 1000;
+	r.part_ns[STATS_PART_RUNNABLE] = 4000;
+	serve_store_add(s, &r);
+	serve_store_add(s, &r);
+	r = row(10, "MMIO", &a); /* not split: no cause counters */
+	serve_store_add(s, &r);
+	CHECK_EQ(serve_expose(s, &m, false, &page, &len), 0);
+	CHECK(page && strstr(page, "# TYPE kvm_exitstat_exit_cause_seconds_total counter"),
+	      "the family");
+	CHECK(page && strstr(page, "reason=\"IO\",cause=\"runnable\"} 8e-06\n"), "runnable: %s",
+	      page ? strstr(page, "cause_seconds") : "");
+	CHECK(page && strstr(page, "reason=\"IO\",cause=\"handling\"} 2e-06\n"), "handling");
+	CHECK(page && strstr(page, "reason=\"IO\",cause=\"softirq\"} 0\n"), "every part");
+	CHECK(page && !strstr(page, "reason=\"MMIO\",cause="), "an unsplit row has none");
+	free(page);
+	m.anatomy = false;
+	CHECK_EQ(serve_expose(s, &m, false, &page, &len), 0);
+	CHECK(page && !strstr(page, "cause_seconds"), "without --anatomy: no such family");
+	free(page);
+	stats_acc_free(&a);
+	serve_store_free(s);
+}
+
 /* write_one PATH TEXT MODE: TEXT through an outfile (committed); 0 or -1 with e set. */
 static int write_one(const char *path, const char *text, enum outfile_mode mode, char *e,
 		     size_t elen)
@@ -438,6 +475,7 @@ int main(void)
 	test_fold();
 	test_prom();
 	test_store();
+	test_causes();
 	test_outfile();
 	test_guard();
 	printf("%d passed, %d failed\n", t_pass, t_fail);

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,14 @@ static void usage(const char *prog)
 	      "                  the kernel handles would never return to say so\n"
 	      "  --name NAME     the VM's name in QEMU's -name syntax ([guest=]NAME[,...]),\n"
 	      "                  for tools that read it from the command line (top -g)\n"
+	      "  --hog           a thread (exitgen-hog) spins on vCPU 0's CPU for the whole\n"
+	      "                  run, preempting it (implies --pin)\n"
+	      "  --mmio-delay-us US  the VMM spends US microseconds (busy, on its CPU) on\n"
+	      "                  each MMIO exit; each vCPU line then says vmm_ns_mmio, the\n"
+	      "                  time from KVM_RUN's return to the next call, by its clock\n"
+	      "  --vmm-log FILE  each userspace exit's time in the VMM, by exitgen's clock\n"
+	      "                  (CLOCK_MONOTONIC around KVM_RUN): 'VCPU REASON NS' lines in\n"
+	      "                  order, written at the end\n"
 	      "  --inject port|read|hlt  test exitgen itself: each pass starts with a\n"
 	      "                  deliberate surprise (a wrong port, an MMIO read, an extra\n"
 	      "                  halt); the run must then fail with exit status 1\n"
@@ -192,6 +201,10 @@ enum {
 	OPT_VARIANT,
 	OPT_NAME,
 	OPT_GIVE_UP,
+	OPT_HOG,
+	OPT_MMIO_DELAY,
+	OPT_VMM_LOG,
+	OPT_HLT_US,
 	OPT_HELP
 };
 
@@ -219,6 +232,10 @@ static const struct option long_opts[] = {
     {"variant", required_argument, NULL, OPT_VARIANT},
     {"name", required_argument, NULL, OPT_NAME},
     {"give-up", required_argument, NULL, OPT_GIVE_UP},
+    {"hog", no_argument, NULL, OPT_HOG},
+    {"mmio-delay-us", required_argument, NULL, OPT_MMIO_DELAY},
+    {"vmm-log", required_argument, NULL, OPT_VMM_LOG},
+    {"hlt-us", required_argument, NULL, OPT_HLT_US},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -286,6 +303,23 @@ static void parse_one(struct eg_opts *o, int c, const char *arg, int *pv, long l
 		o->give_up = parse_seconds("--give-up", arg);
 		break;
 	case OPT_NAME: /* only there to be read from /proc/PID/cmdline, as QEMU's -name is */
+		break;
+	case OPT_HOG:
+		o->hog = o->pin = true;
+		break;
+	case OPT_MMIO_DELAY:
+		o->mmio_delay_us = parse_uint("--mmio-delay-us", arg, 10000000);
+		break;
+	case OPT_VMM_LOG:
+		o->vmm_log = arg;
+		break;
+	case OPT_HLT_US:
+		o->hlt_us = parse_uint("--hlt-us", arg, 50000);
+		if (!o->hlt_us)
+			die(EXIT_USAGE, "--hlt-us: must be at least 1");
+		if (!eg_guest.hlt_timer)
+			die(EXIT_USAGE, "--hlt-us: the %s guest has no timer to wake a halt",
+			    eg_guest.isa);
 		break;
 	case OPT_HELP:
 		usage(prog);
@@ -470,19 +504,101 @@ static void wait_turn(const struct eg_vcpu *v)
 		pause_us(50);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* --mmio-delay-us: the VMM's work on an MMIO exit, on its CPU (no sleep: its time is the VMM's). */
+static void spin_us(unsigned int us)
+{
+	uint64_t end = now_ns() + (uint64_t)us * 1000u;
+
+	while (now_ns() < end)
+		;
+}
+
+/* Does the run loop time the VMM (--mmio-delay-us, --vmm-log)? */
+static bool vmm_clock(const struct eg_opts *o)
+{
+	return o->mmio_delay_us || o->vmm_log;
+}
+
+static void vmm_log_grow(struct eg_vcpu *v, size_t cap)
+{
+	v->vlog = realloc(v->vlog, cap * sizeof(*v->vlog));
+	if (!v->vlog)
+		die(EXIT_USAGE, "out of memory (--vmm-log)");
+	/* touched now: a page fault later would be VMM time this clock does not see */
+	memset(v->vlog + v->capvlog, 0, (cap - v->capvlog) * sizeof(*v->vlog));
+	v->capvlog = cap;
+}
+
+/* Room for a pass's userspace exits (more passes, --seconds: grown as they come), touched. */
+static void vmm_log_reserve(struct eg_vcpu *v, const struct eg_opts *o)
+{
+	size_t n = 1024;
+
+	if (!o->vmm_log)
+		return;
+	for (int i = 0; i < EG_NOPS; i++)
+		n += o->n[i];
+	vmm_log_grow(v, n);
+}
+
+/*
+ * One userspace exit's time in the VMM: KVM_RUN's return (at) to its next
+ * call (end, read just before it). What is done with it comes before that
+ * call too, and is kept to a store.
+ */
+static void vmm_time(struct eg_vcpu *v, uint32_t reason, uint64_t at, uint64_t end)
+{
+	if (reason >= EG_NEXITS)
+		return;
+	v->n.vmm_ns[reason] += end - at;
+	if (!g_opts->vmm_log)
+		return;
+	if (v->nvlog == v->capvlog)
+		vmm_log_grow(v, 2 * v->capvlog);
+	v->vlog[v->nvlog++] = (struct eg_vmm_rec){end - at, reason};
+}
+
 static void *vcpu_main(void *arg)
 {
 	struct eg_vcpu *v = arg;
 	bool first = true;
+	uint64_t ret_at = 0;	    /* when KVM_RUN last returned with an exit, --vmm-log */
+	uint32_t ret_reason = EG_NEXITS; /* and why: EG_NEXITS none to time */
 
 	v->tid = gettid();
+	/*
+	 * The clock's first read maps the vDSO's pages (a fault, milliseconds in
+	 * the lab's emulated kernel), which the kernel would count in the first
+	 * exit's VMM time and this clock not: read it once before the first KVM_RUN.
+	 */
+	if (vmm_clock(g_opts)) {
+		(void)now_ns();
+		vmm_log_reserve(v, g_opts);
+	}
 	if (eg_guest.vcpu_thread_init)
 		eg_guest.vcpu_thread_init(v, g_opts);
 	pthread_barrier_wait(v->gate);
 	wait_turn(v);
 	for (;; first = false) {
-		int rc = ioctl(v->fd, KVM_RUN, 0);
+		int rc;
 
+		if (ret_reason < EG_NEXITS)
+			vmm_time(v, ret_reason, ret_at, now_ns());
+		ret_reason = EG_NEXITS;
+		rc = ioctl(v->fd, KVM_RUN, 0);
+		if (vmm_clock(g_opts)) {
+			ret_at = now_ns();
+			ret_reason = rc < 0 ? (errno == EINTR ? KVM_EXIT_INTR : EG_NEXITS)
+					    : v->run->exit_reason;
+		}
 		if (first)
 			atomic_fetch_add(&v->vm->started, 1);
 		if (rc < 0) {
@@ -496,6 +612,8 @@ static void *vcpu_main(void *arg)
 			die(EXIT_FAIL, "vcpu %u: KVM_RUN: %s", v->id, strerror(errno));
 		}
 		count_exit(v);
+		if (v->run->exit_reason == KVM_EXIT_MMIO && g_opts->mmio_delay_us)
+			spin_us(g_opts->mmio_delay_us);
 		if (eg_guest.handle_exit(v, g_opts) != EG_PASS_DONE)
 			continue;
 		v->n.passes++;
@@ -602,6 +720,9 @@ static void print_vcpu(const struct eg_vcpu *v, uint64_t shown)
 		if (has_op(i))
 			printf(" %s %" PRIu64, op_out[i], v->n.ops[i]);
 	print_exits(v->n.exits, shown);
+	if (vmm_clock(g_opts))
+		printf(" vmm_ns_mmio %" PRIu64 " vmm_ns_io %" PRIu64, v->n.vmm_ns[KVM_EXIT_MMIO],
+		       v->n.vmm_ns[KVM_EXIT_IO]);
 	printf(" passes %" PRIu64 "\n", v->n.passes);
 }
 
@@ -680,6 +801,46 @@ static void start_vcpus(struct eg_vm *vm, const struct eg_opts *o)
 	}
 }
 
+/* --hog: spins until the vCPUs are done, on vCPU 0's CPU (the scheduler shares it between them). */
+static atomic_bool g_hog_stop;
+
+static void *hog_main(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_explicit(&g_hog_stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
+static void start_hog(pthread_t *t)
+{
+	if (pthread_create(t, NULL, hog_main, NULL))
+		die(EXIT_USAGE, "pthread_create failed (--hog)");
+	pin_vcpu(*t, 0);
+	pthread_setname_np(*t, "exitgen-hog");
+}
+
+static void stop_hog(pthread_t t)
+{
+	atomic_store(&g_hog_stop, true);
+	pthread_join(t, NULL);
+}
+
+/* --vmm-log: every vCPU's records, "VCPU REASON NS" a line, in each vCPU's order. */
+static void write_vmm_log(const struct eg_vm *vm, const struct eg_opts *o)
+{
+	FILE *f = fopen(o->vmm_log, "w");
+
+	if (!f)
+		die(EXIT_USAGE, "--vmm-log: %s: %s", o->vmm_log, strerror(errno));
+	for (unsigned int i = 0; i < o->vcpus; i++)
+		for (size_t k = 0; k < vm->vcpus[i].nvlog; k++)
+			fprintf(f, "%u %s %" PRIu64 "\n", i, eg_exit_name(vm->vcpus[i].vlog[k].reason),
+				vm->vcpus[i].vlog[k].ns);
+	if (fclose(f))
+		die(EXIT_USAGE, "--vmm-log: %s: %s", o->vmm_log, strerror(errno));
+}
+
 /* Sleeps --start-delay, arms --seconds and opens the gate; returns the start. */
 static struct timespec release_vcpus(struct eg_vm *vm, const struct eg_opts *o)
 {
@@ -744,6 +905,7 @@ int main(int argc, char **argv)
 	struct eg_opts o;
 	struct eg_vm vm = {0};
 	struct timespec t0, t1;
+	pthread_t hog;
 	int rc;
 
 	parse_opts(&o, argc, argv);
@@ -757,12 +919,20 @@ int main(int argc, char **argv)
 		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	}
 	start_vcpus(&vm, &o);
+	if (o.hog)
+		start_hog(&hog);
 	if (!o.quiet)
 		print_header(&o);
 	t0 = release_vcpus(&vm, &o);
 	join_vcpus(&vm, &o);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (o.hog)
+		stop_hog(hog);
+	if (o.vmm_log)
+		write_vmm_log(&vm, &o);
 	rc = report(&vm, &o, (ns_of(&t1) - ns_of(&t0)) / 1000);
+	for (unsigned int i = 0; i < o.vcpus; i++)
+		free(vm.vcpus[i].vlog);
 	free(vm.vcpus);
 	return rc;
 }

@@ -55,6 +55,11 @@ struct eg_opts {
 	bool quiet;
 	bool pin; /* --pin: each vCPU thread on one CPU */
 	const char *variant; /* --variant: guest-specific setting (NULL: its default) */
+	/* --anatomy's workloads (kvm-exitstat report --anatomy checks its split on them): */
+	bool hog;		    /* --hog: a thread spinning on vCPU 0's CPU (implies --pin) */
+	unsigned int mmio_delay_us; /* --mmio-delay-us: the VMM takes this long per MMIO exit */
+	const char *vmm_log;	    /* --vmm-log FILE: each userspace exit's time in the VMM */
+	unsigned int hlt_us;	    /* --hlt-us: each hlt woken by a timer this long after it */
 	enum eg_inject { INJ_NONE, INJ_PORT, INJ_READ, INJ_HLT } inject;
 };
 
@@ -62,6 +67,13 @@ struct eg_counts {
 	uint64_t ops[EG_NOPS];	   /* work done, as the VMM (or the guest) counted it */
 	uint64_t exits[EG_NEXITS]; /* userspace exits by KVM_EXIT_* reason */
 	uint64_t passes;
+	uint64_t vmm_ns[EG_NEXITS]; /* --mmio-delay-us, --vmm-log: time in the VMM by reason */
+};
+
+/* --vmm-log: one userspace exit's time in the VMM, by exitgen's own clock. */
+struct eg_vmm_rec {
+	uint64_t ns;
+	uint32_t reason;
 };
 
 struct eg_vm;
@@ -77,6 +89,8 @@ struct eg_vcpu {
 	struct eg_vm *vm;
 	struct eg_counts n;
 	void *priv; /* the guest's own per-vCPU state */
+	struct eg_vmm_rec *vlog; /* --vmm-log's records, written at the end */
+	size_t nvlog, capvlog;
 };
 
 struct eg_vm {
@@ -126,6 +140,11 @@ struct eg_guest {
 	 * last): undo what a pass left behind. May be NULL.
 	 */
 	void (*next_pass)(struct eg_vcpu *v, const struct eg_opts *o);
+	/*
+	 * --hlt-us: the guest can wake each halt with a timer of its own (an
+	 * in-kernel interrupt controller: the halts never reach the VMM).
+	 */
+	bool hlt_timer;
 	/* After the vCPU stopped: read counts the guest kept itself. May be NULL. */
 	void (*finish)(struct eg_vcpu *v, const struct eg_opts *o);
 };

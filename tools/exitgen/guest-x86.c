@@ -55,6 +55,20 @@ _Static_assert(MEM_SIZE <= MMIO_SEG * 16u, "the MMIO address must not be RAM");
 /* The MSR rdmsr reads: IA32_APIC_BASE, which KVM always intercepts and answers. */
 #define MSR_READ 0x1bu
 
+/*
+ * --hlt-us: each hlt is woken by the in-kernel PIT (KVM_CREATE_PIT2), channel
+ * 0 in mode 0 (one shot), through the in-kernel 8259 (KVM_CREATE_IRQCHIP) as
+ * IRQ0 on vector 8, whose handler only acknowledges it. The halts then never
+ * reach this VMM (the kernel blocks the vCPU thread: kvm_vcpu_halt()), so the
+ * guest counts them itself, in its window at HLT_COUNT_OFF.
+ */
+#define PIT_HZ	      1193182u
+#define HLT_VECTOR    8u
+#define HLT_COUNT_OFF 0x3000u /* after the PV page, inside the window */
+#define HANDLER_OFF   0x0f00u /* the IRQ0 handler, at the end of the code area */
+_Static_assert(PV_OFF + PV_PAGE_SIZE <= HLT_COUNT_OFF && HLT_COUNT_OFF + 4 <= WIN_SIZE,
+	       "the halt count must not overlap the PV page");
+
 #define PORT_IO	  0x80 /* the per-operation port (POST code port) */
 #define PORT_BELL 0xf0 /* PV doorbell: 16-bit out, value = records queued */
 #define PORT_DONE 0xf4 /* end of one pass of the guest program */
@@ -74,7 +88,7 @@ struct code {
 
 static void emit(struct code *c, const uint8_t *bytes, size_t n)
 {
-	if (c->len + n > CODE_MAX)
+	if (c->len + n > HANDLER_OFF)
 		die(EXIT_FAIL, "internal: guest code larger than %u bytes", CODE_MAX);
 	memcpy(c->buf + c->len, bytes, n);
 	c->len += n;
@@ -231,6 +245,50 @@ static void emit_pf(struct code *c, uint32_t n)
 	emit_esi_tail(c, top);
 }
 
+/*
+ * The 8259: vector base 8, only IRQ0 unmasked (ICW1..ICW4, OCW1); channel 0
+ * stopped (its control word alone: mode 0 waits for a count), then an IRQ0
+ * its reset count may have latched taken now (sti; nop; cli), so that no
+ * halt is woken before its own timer. In the kernel: no exits.
+ */
+static void emit_pic_init(struct code *c)
+{
+	static const uint8_t w[][2] = {{0x20, 0x11}, {0x21, HLT_VECTOR}, {0x21, 0x04},
+				       {0x21, 0x01}, {0x21, 0xfe}, {0x43, 0x30}};
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		EMIT(c, 0xb0, w[i][1], 0xe6, w[i][0]); /* mov al, v; out port, al */
+	EMIT(c, 0xfb, 0x90, 0xfa);		       /* sti; nop; cli */
+}
+
+/* n halts, each woken by a one-shot PIT timer of us microseconds; the guest counts them. */
+static void emit_timed_hlts(struct code *c, uint32_t n, unsigned int us)
+{
+	uint32_t count = (uint32_t)(((uint64_t)us * PIT_HZ + 500000u) / 1000000u);
+	size_t top;
+
+	if (!n)
+		return;
+	if (count > 0xffff)
+		count = 0xffff;
+	emit_loop_head(c, n);
+	top = c->len;
+	EMIT(c, 0xb0, 0x30, 0xe6, 0x43);		     /* channel 0, lo/hi byte, mode 0 */
+	EMIT(c, 0xb0, (uint8_t)count, 0xe6, 0x40);	     /* the count, low byte */
+	EMIT(c, 0xb0, (uint8_t)(count >> 8), 0xe6, 0x40);    /* high byte: it starts */
+	EMIT(c, 0xfb, 0xf4, 0xfa);			     /* sti; hlt; cli */
+	EMIT(c, 0x66, 0xff, 0x06, LE16(HLT_COUNT_OFF));	     /* inc dword [count] */
+	emit_loop_tail(c, top);
+}
+
+/* IRQ0's handler: the 8259 acknowledged, nothing else (push ax; mov al, 20h; out 20h, al; ...). */
+static void write_handler(uint8_t *code)
+{
+	static const uint8_t h[] = {0x50, 0xb0, 0x20, 0xe6, 0x20, 0x58, 0xcf};
+
+	memcpy(code + HANDLER_OFF, h, sizeof(h));
+}
+
 /* A deliberate mistake, so that tests can see the VMM catch it. */
 static void emit_inject(struct code *c, enum eg_inject what)
 {
@@ -252,6 +310,8 @@ static size_t gen_guest(uint8_t *buf, const struct eg_opts *o)
 	struct code c = {.buf = buf};
 	size_t top;
 
+	if (o->hlt_us)
+		emit_pic_init(&c);
 	if (o->batch)
 		EMIT(&c, 0x31, 0xed, 0xbf, LE16(PV_OFF)); /* xor bp, bp; mov di, PV_OFF */
 	EMIT(&c, 0xb0, 0x00);				  /* mov al, 0 */
@@ -265,7 +325,9 @@ static size_t gen_guest(uint8_t *buf, const struct eg_opts *o)
 	emit_cpuid(&c, o->n[EG_OP_CPUID]);
 	emit_msr(&c, o->n[EG_OP_MSR]);
 	emit_pf(&c, o->n[EG_OP_PF]);
-	if (o->n[EG_OP_HLT]) {
+	if (o->hlt_us) {
+		emit_timed_hlts(&c, o->n[EG_OP_HLT], o->hlt_us);
+	} else if (o->n[EG_OP_HLT]) {
 		emit_loop_head(&c, o->n[EG_OP_HLT]);
 		top = c.len;
 		EMIT(&c, 0xf4); /* hlt */
@@ -284,6 +346,9 @@ static void check(const struct eg_opts *o)
 		die(EXIT_USAGE, "--batch: at most %u records fit the PV page", PV_MAX_BATCH);
 	if (o->n[EG_OP_PF] > PF_MAX_PAGES)
 		die(EXIT_USAGE, "--pf: at most %u pages per vCPU", PF_MAX_PAGES);
+	/* only the boot vCPU takes the 8259's interrupts (its LINT0 is ExtINT after reset) */
+	if (o->hlt_us && o->vcpus != 1)
+		die(EXIT_USAGE, "--hlt-us: one vCPU only (the 8259 interrupts the first)");
 	/* The PV queue keeps its state in BP and DI, where these count. */
 	if (o->batch && (o->n[EG_OP_CPUID] || o->n[EG_OP_MSR] || o->n[EG_OP_PF]))
 		die(EXIT_USAGE, "--cpuid, --msr and --pf need --mode nopv");
@@ -349,6 +414,15 @@ static void vm_init(struct eg_vm *vm, const struct eg_opts *o)
 		die(EXIT_USAGE, "KVM_SET_TSS_ADDR: %s", strerror(errno));
 	if (o->n[EG_OP_PF])
 		pf_init(vm, o);
+	if (o->hlt_us) {
+		struct kvm_pit_config pit = {.flags = 0};
+
+		/* before any vCPU: the irqchip must exist when they are made */
+		if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0)
+			die(EXIT_USAGE, "KVM_CREATE_IRQCHIP: %s", strerror(errno));
+		if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit) < 0)
+			die(EXIT_USAGE, "KVM_CREATE_PIT2: %s", strerror(errno));
+	}
 }
 
 static void set_seg(struct kvm_segment *s, uint16_t sel, bool code)
@@ -393,6 +467,12 @@ static void vcpu_init(struct eg_vm *vm, struct eg_vcpu *v, const struct eg_opts 
 
 	v->win = vm->mem + WIN_BASE + v->id * WIN_SIZE;
 	memcpy(v->win, code, len);
+	if (o->hlt_us) {
+		uint16_t ivt[2] = {HANDLER_OFF, (uint16_t)((WIN_BASE + v->id * WIN_SIZE) >> 4)};
+
+		write_handler(v->win);
+		memcpy(vm->mem + HLT_VECTOR * 4, ivt, sizeof(ivt)); /* real mode's IVT at 0 */
+	}
 	setup_regs(v);
 }
 
@@ -481,7 +561,12 @@ static enum eg_step handle_exit(struct eg_vcpu *v, const struct eg_opts *o)
 static void finish(struct eg_vcpu *v, const struct eg_opts *o)
 {
 	struct kvm_regs regs;
+	uint32_t halts;
 
+	if (o->hlt_us) {
+		memcpy(&halts, v->win + HLT_COUNT_OFF, sizeof(halts));
+		v->n.ops[EG_OP_HLT] = halts;
+	}
 	if (o->batch) /* the PV queue's BP and DI: no cpuid or rdmsr there (check()) */
 		return;
 	if (ioctl(v->fd, KVM_GET_REGS, &regs) < 0)
@@ -496,7 +581,7 @@ static void predict(const struct eg_opts *o, struct eg_counts *p, uint64_t *exac
 {
 	uint64_t ops = (uint64_t)o->n[EG_OP_IO] + o->n[EG_OP_MMIO];
 
-	p->exits[KVM_EXIT_HLT] = o->n[EG_OP_HLT];
+	p->exits[KVM_EXIT_HLT] = o->hlt_us ? 0 : o->n[EG_OP_HLT];
 	if (o->batch) {
 		p->exits[KVM_EXIT_IO] = (ops + o->batch - 1) / o->batch + 1;
 	} else {
@@ -517,6 +602,10 @@ const struct eg_guest eg_guest = {
 	     "  --io N          N x `out 0x80,al`                 (KVM_EXIT_IO, port 0x80)\n"
 	     "  --mmio N        N x 1-byte store to gpa 0xd0010   (KVM_EXIT_MMIO, unmapped)\n"
 	     "  --hlt N         N x `hlt`, no in-kernel irqchip   (KVM_EXIT_HLT)\n"
+	     "  --hlt-us US     with --hlt N: an in-kernel irqchip and PIT instead, each hlt\n"
+	     "                  woken by a one-shot PIT timer US us (at most 50000) after\n"
+	     "                  it is armed; the kernel blocks the vCPU (kvm_vcpu_wakeup),\n"
+	     "                  no KVM_EXIT_HLT; one vCPU; the guest counts the halts\n"
 	     "  --cpuid N       N x `cpuid` leaf 0: the kernel answers (counted by the guest)\n"
 	     "  --msr N         N x `rdmsr` of 0x1b (IA32_APIC_BASE): the kernel answers\n"
 	     "                  (counted by the guest)\n"
@@ -535,6 +624,7 @@ const struct eg_guest eg_guest = {
 	     "value = records queued) every B records and once at the end of the io/mmio\n"
 	     "phase for a partial batch; the VMM validates and performs the records. The\n"
 	     "work done (ops_io, ops_mmio) is the same in both modes; hlt stays a real hlt.\n",
+    .hlt_timer = true,
     .check = check,
     .vm_type = vm_type,
     .vm_init = vm_init,
