@@ -31,6 +31,13 @@ struct serve_opts {
 	const char *buckets_name;
 	const struct exit_types *types;
 	const char *version; /* for kvm_exitstat_build_info */
+	/*
+	 * What is exported besides KVM's own statistics (always, read without
+	 * tracing): trace: every exit streamed (the exits and handling-time
+	 * metrics); in_kernel: the same counted and timed by the kernel.
+	 * Neither: no tracing at all.
+	 */
+	bool trace, in_kernel;
 };
 
 /* Runs until SIGINT/SIGTERM/SIGHUP. Prints its own errors; returns the exit status. */

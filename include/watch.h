@@ -54,6 +54,9 @@ struct watch {
 	const char **evnames; /* the counted events, by name (columns of --log) */
 	size_t nevnames;
 	uint32_t type_off, pid_off; /* common_type, common_pid in a record */
+	/* --in-kernel (watch-inkernel.c): the kernel's hists instead of the events; NULL: off */
+	struct watch_ik *ik;
+	uint64_t ik_dropped; /* hist entries the kernel had no room for */
 };
 
 /* --slower-than: how many of the latest are kept (per source); past that in one poll, a count. */
@@ -72,8 +75,16 @@ struct watch_opts {
 	 * buckets or slower_ns, no detail event is traced at all.
 	 */
 	bool subkeys;
+	/*
+	 * The kernel counts the exits and times them (hist triggers, a
+	 * synthetic event: live/khist.c); each poll with timeout 0 reads what
+	 * grew. Only the kvm_exit table; p99 and max to a power of two.
+	 */
+	bool in_kernel;
 };
 
+/* Can this kernel do in_kernel (hist triggers, synthetic events)? False with the reason. */
+bool watch_in_kernel_ok(char *why, size_t len);
 /* NULL with a reason in errbuf. */
 struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen);
 int watch_start(struct watch *l);

@@ -140,4 +140,25 @@ int cli_parse_secs(const char *s, double lo, double hi, double *out, const char 
 /* -b KB: a per-CPU ring buffer size, 4 to 4194304 KB. */
 int cli_parse_buffer_kb(const char *s, unsigned *kb);
 
+/* record-stats.c: record --stats, a snapshot of KVM's own statistics (no tracing). */
+struct cli_record_stats {
+	const char *output;
+	const int32_t *pids; /* -p; NULL with cmd NULL: every VM (-a) */
+	size_t npids;
+	char **cmd;
+	double duration; /* -d, 0: none */
+	bool quiet;
+};
+/* The exit status: the command's (as record's), 1 after err(). */
+int cli_record_stats(const struct cli_record_stats *o);
+
+/* cli-kstat.c: report and diff of record --stats snapshots. */
+struct render_opts;
+/* Is this input a snapshot (report/diff take the statistics path)? */
+bool cli_kstat_is(const char *path);
+/* report of one snapshot: table (default), json; per vCPU; --svg FILE. 0, or -1 after err(). */
+int cli_kstat_report(const char *path, bool json, bool per_vcpu, const char *svg);
+/* diff of two snapshots: every VM summed in each, side by side. 0, or -1 after err(). */
+int cli_kstat_diff(const char *a, const char *b, bool json);
+
 #endif

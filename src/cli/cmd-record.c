@@ -44,6 +44,8 @@ struct record_opts {
 	char **cmd; /* NULL-terminated, or NULL */
 	const char **add, **drop; /* -e EVENT, -e '!EVENT' */
 	size_t nadd, ndrop;
+	bool stats;	  /* --stats: a snapshot of KVM's statistics (record-stats.c) */
+	bool output_set;  /* -o given */
 };
 
 /* What the page callback keeps: the writer and per-CPU counts for the summary. */
@@ -58,7 +60,18 @@ struct record_state {
 	struct procmap_learner *pm;
 };
 
-enum { O_OUTPUT = 1, O_PID, O_ALL, O_DURATION, O_DETACH, O_EVENT, O_BUFFER, O_TYPES, O_QUIET };
+enum {
+	O_OUTPUT = 1,
+	O_PID,
+	O_ALL,
+	O_DURATION,
+	O_DETACH,
+	O_EVENT,
+	O_BUFFER,
+	O_TYPES,
+	O_QUIET,
+	O_STATS,
+};
 
 static const struct cli_opt opts[] = {
     CLI_OPT("output", 'o', "FILE", O_OUTPUT, "trace.dat to write (default kvm-exitstat.dat)"),
@@ -73,6 +86,10 @@ static const struct cli_opt opts[] = {
     CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
     CLI_OPT("exit-types", 0, "FILE", O_TYPES, "extra exit_types data file (more events to enable)"),
     CLI_OPT("quiet", 'q', NULL, O_QUIET, "no summary line"),
+    CLI_OPT("stats", 0, NULL, O_STATS,
+	    "no trace: KVM's own statistics of the VMs, read at the start\n"
+	    "and at the end, into a JSON snapshot (default\n"
+	    "kvm-exitstat.stats.json) that report and diff read"),
     {.lng = NULL},
 };
 
@@ -107,6 +124,10 @@ static int parse(void *arg, int id, const char *val, int value)
 	switch (id) {
 	case O_OUTPUT:
 		o->output = val;
+		o->output_set = true;
+		return 0;
+	case O_STATS:
+		o->stats = true;
 		return 0;
 	case O_PID:
 		free(o->pids);
@@ -148,6 +169,11 @@ static int operands(void *arg, int argc, char **argv)
 		return err("give only one of a command, -p PID and -a");
 	if (o->detach && (!o->cmd || !(o->duration > 0)))
 		return err("--detach goes with -d and a command");
+	if (o->stats && (o->detach || o->nadd || o->ndrop || o->buffer_kb || o->ntypes))
+		return err("--stats reads KVM's statistics: --detach, -e, -b and --exit-types "
+			   "are about traces");
+	if (o->stats && !o->output_set)
+		o->output = "kvm-exitstat.stats.json";
 	return 0;
 }
 
@@ -577,6 +603,16 @@ static int run(void *arg)
 	struct live *c = NULL;
 	int ret = 1;
 
+	if (o->stats) {
+		struct cli_record_stats rs = {.output = o->output,
+					      .pids = o->npids ? o->pids : NULL,
+					      .npids = o->npids,
+					      .cmd = o->cmd,
+					      .duration = o->duration,
+					      .quiet = o->quiet};
+
+		return cli_record_stats(&rs);
+	}
 	if (start(o, &c, &st, &r) == 0 && record_loop(c, o, &st, &r) == 0) {
 		/* The file first: the status is the command's only once it is written. */
 		ret = finish(c, o, &st, &r) < 0 ? 1 : command_status(&r);
@@ -591,6 +627,14 @@ static int run(void *arg)
 	procmap_learn_free(st.pm);
 	free(st.events);
 	return ret;
+}
+
+/* --stats: debugfs is root's; no tracefs, no tracepoints. */
+static unsigned needs_for(const void *arg)
+{
+	const struct record_opts *o = arg;
+
+	return o->stats ? CLI_NEEDS_ROOT : cli_cmd_record.needs;
 }
 
 static void done(void *arg)
@@ -617,5 +661,6 @@ const struct cli_cmd cli_cmd_record = {
     .run = run,
     .done = done,
     .needs = CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM | CLI_NEEDS_KVM_HOST,
+    .needs_for = needs_for,
     .flags = CLI_CMD_OPERANDS_END,
 };

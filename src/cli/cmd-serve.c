@@ -12,6 +12,7 @@
 #include "err.h"
 #include "live.h"
 #include "serve.h"
+#include "watch.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9477"
 
@@ -38,6 +39,8 @@ enum {
 	O_MAX_ROWS,
 	O_BUFFER,
 	O_TYPES,
+	O_TRACE,
+	O_IN_KERNEL,
 };
 
 static const struct cli_opt opts[] = {
@@ -63,6 +66,13 @@ static const struct cli_opt opts[] = {
     CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
     CLI_OPT("exit-types", 0, "FILE", O_TYPES,
 	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
+    CLI_OPT("trace", 't', NULL, O_TRACE,
+	    "also trace every exit (exits and handling-time histograms\n"
+	    "per VM and reason); the default exports KVM's own\n"
+	    "statistics only, with no tracing at all"),
+    CLI_OPT("in-kernel", 0, NULL, O_IN_KERNEL,
+	    "as --trace, but the kernel counts and times the exits (hist\n"
+	    "triggers): no event is streamed; power-of-two buckets"),
     {.lng = NULL},
 };
 
@@ -114,6 +124,12 @@ static int parse(void *arg, int id, const char *val, int value)
 		return cli_parse_buffer_kb(val, &a->o.buffer_kb);
 	case O_TYPES:
 		return cli_add_types_file(a->types, &a->ntypes, ARRAY_SIZE(a->types), val);
+	case O_TRACE:
+		a->o.trace = true;
+		return 0;
+	case O_IN_KERNEL:
+		a->o.in_kernel = true;
+		return 0;
 	}
 	return -1;
 }
@@ -126,6 +142,12 @@ static int operands(void *arg, int argc, char **argv)
 		return err("unexpected argument '%s' (see 'serve --help')", argv[0]);
 	if (a->all && (a->npids || a->guest))
 		return err("give -a or -p/-g, not both");
+	if (a->o.trace && a->o.in_kernel)
+		return err("give --trace or --in-kernel, not both");
+	if (!a->o.trace && !a->o.in_kernel && a->o.buckets_name)
+		return err("--buckets is about traced exits: give --trace");
+	if (a->o.in_kernel && a->o.buckets_name)
+		return err("--buckets needs the detail events streamed: give --trace");
 	if (!a->o.listen && !a->o.textfile)
 		a->o.listen = DEFAULT_LISTEN;
 	if (!a->interval_set && !a->o.listen)
@@ -149,6 +171,16 @@ static int run(void *arg)
 	a->o.pids = a->npids ? a->pids : NULL;
 	a->o.npids = a->npids;
 	a->o.types = &types;
+	/* --in-kernel where the kernel cannot: one line, and every exit streamed instead */
+	if (a->o.in_kernel) {
+		char why[256];
+
+		if (!watch_in_kernel_ok(why, sizeof(why))) {
+			err_info("kvm-exitstat: --in-kernel: %s; streaming every exit instead\n", why);
+			a->o.in_kernel = false;
+			a->o.trace = true;
+		}
+	}
 	/* A fleet's exporter keeps serving on such a host (its scrapes say so too), but not silently. */
 	if (!live_kvm_host()) {
 		char e[400];
@@ -160,6 +192,14 @@ static int run(void *arg)
 out:
 	exit_types_free(&types);
 	return ret;
+}
+
+/* KVM's own statistics alone: debugfs is root's; no tracefs, no tracepoints. */
+static unsigned needs_for(const void *arg)
+{
+	const struct serve_args *a = arg;
+
+	return a->o.trace || a->o.in_kernel ? cli_cmd_serve.needs : CLI_NEEDS_ROOT;
 }
 
 static void done(void *arg)
@@ -174,10 +214,12 @@ const struct cli_cmd cli_cmd_serve = {
     .name = "serve",
     .usage = "[--listen ADDR] [--textfile DIR] [options]",
     .summary = "Prometheus exporter: exits and handling times per VM, over HTTP or a textfile",
-    .about = "A Prometheus exporter: exits, handling-time and time-in-guest histograms per VM\n"
-	     "(VMM process) and exit reason, on GET /metrics (Prometheus text or OpenMetrics)\n"
-	     "and/or in DIR/kvm_exitstat.prom for node_exporter's textfile collector. Needs\n"
-	     "root; traces in a private tracefs instance. Metrics: kvm-exitstat-serve(1).",
+    .about = "A Prometheus exporter: KVM's own statistics per VM (debugfs, no tracing: the\n"
+	     "default), and with --trace or --in-kernel exits, handling-time and time-in-guest\n"
+	     "histograms per VM (VMM process) and exit reason, on GET /metrics (Prometheus\n"
+	     "text or OpenMetrics) and/or in DIR/kvm_exitstat.prom for node_exporter's\n"
+	     "textfile collector. Needs root; traces in a private tracefs instance.\n"
+	     "Metrics: kvm-exitstat-serve(1).",
     .opts = opts,
     .size = sizeof(struct serve_args),
     .init = init,
@@ -186,4 +228,5 @@ const struct cli_cmd cli_cmd_serve = {
     .run = run,
     .done = done,
     .needs = CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM,
+    .needs_for = needs_for,
 };

@@ -117,6 +117,9 @@ static bool owner_gone(const char *name)
 	if (strncmp(name, LIVE_INSTANCE_PREFIX, plen))
 		return false;
 	pid = strtol(name + plen, &end, 10);
+	/* "kvm-exitstat-<pid>" or a second one, "kvm-exitstat-<pid>-<tag>" */
+	if (*end == '-' && end[1] && strspn(end + 1, "abcdefghijklmnopqrstuvwxyz") == strlen(end + 1))
+		end += strlen(end);
 	if (end == name + plen || *end || pid <= 0)
 		return false;
 	/* Our own pid: left by an earlier process that had it, never by us. */
@@ -410,9 +413,14 @@ static int configure(struct live *c, const struct live_opts *o, char *errbuf, si
 		err_buf_errno(errbuf, errlen, "cannot set up tracefs instance %s", c->name);
 		return -1;
 	}
-	if (enable_events(c, errbuf, errlen) < 0)
+	if (!o->triggers_only && enable_events(c, errbuf, errlen) < 0)
 		return -1;
-	if (tracefs_instance_set_buffer_size(c->inst, kb, -1) < 0) {
+	/*
+	 * Triggers only: nothing is kept, and no buffer is resized either (with
+	 * no event enabled first, a resize would leave the top level's buffer
+	 * at its boot size on kernels before 6.6, see above).
+	 */
+	if (!o->triggers_only && tracefs_instance_set_buffer_size(c->inst, kb, -1) < 0) {
 		err_buf_errno(errbuf, errlen, "cannot set the buffer size of tracefs instance %s",
 			   c->name);
 		return -1;
@@ -506,7 +514,8 @@ struct live *live_new(const struct live_opts *o, char *errbuf, size_t errlen)
 		goto fail;
 	}
 	/* the kernel's pid: other recorders (in other namespaces) see the same number */
-	snprintf(c->name, sizeof(c->name), LIVE_INSTANCE_PREFIX "%d", (int)live_kernel_self());
+	snprintf(c->name, sizeof(c->name), LIVE_INSTANCE_PREFIX "%d%s%s", (int)live_kernel_self(),
+		 o->tag ? "-" : "", o->tag ? o->tag : "");
 	c->inst = tracefs_instance_create(c->name);
 	if (!c->inst) {
 		err_buf_errno(errbuf, errlen, "cannot create tracefs instance %s", c->name);
@@ -728,6 +737,16 @@ int live_flush(struct live *c, live_page_fn fn, void *arg)
 
 /* ------------------------------------------------------------------------ */
 /* Facts and teardown */
+
+struct tracefs_instance *live_tracefs_instance(const struct live *c)
+{
+	return c->inst;
+}
+
+const char *live_instance_name(const struct live *c)
+{
+	return c->name;
+}
 
 int live_ncpus(const struct live *c)
 {

@@ -31,7 +31,8 @@ struct serve_live *serve_live_new(const struct serve_opts *o, char *errbuf, size
 				  .npids = o->npids,
 				  .buffer_kb = o->buffer_kb,
 				  .types = o->types,
-				  .buckets = o->buckets};
+				  .buckets = o->buckets,
+				  .in_kernel = o->in_kernel};
 	struct serve_live *s = xcalloc(1, sizeof(*s));
 
 	s->l = watch_new(&lo, errbuf, errlen);

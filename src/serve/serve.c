@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "err.h"
+#include "kvmstats.h"
 #include "live.h"
 #include "outfile.h"
 #include "serve-local.h"
@@ -27,6 +28,8 @@ struct serve {
 	struct serve_http *http;
 	uint64_t answered; /* HTTP requests a page was made for */
 	char path[4096];
+	struct kvmstats *ks;	  /* KVM's own statistics, or NULL */
+	struct kstat_reading kr;  /* their last reading */
 };
 
 static double now_s(void)
@@ -100,33 +103,73 @@ static int render(struct serve *s, bool http, bool file)
 	struct serve_page text, om = {0};
 	int ret = 0;
 
-	serve_live_counts(s->live, &m.live);
+	struct kstat_view *kv = s->ks ? kstat_view_new(kvmstats_schema(s->ks), NULL, &s->kr,
+						       s->o->per_vcpu ? KSTAT_VIEW_VCPUS : 0,
+						       NULL, NULL)
+				      : NULL;
+
+	m.kstats = kv;
+	m.untraced = !s->live;
+	m.in_kernel = s->o->in_kernel;
+	if (s->live)
+		serve_live_counts(s->live, &m.live);
 	if (s->http) {
 		m.http = true;
 		serve_http_served(s->http, &m.scrapes_text, &m.scrapes_om);
 	}
-	if (make_page(s, &m, false, gz, &text) < 0)
+	if (make_page(s, &m, false, gz, &text) < 0) {
+		kstat_view_free(kv);
 		return -1;
+	}
 	if (file)
 		ret = write_textfile(s, text.buf, text.len);
 	if (!http) {
 		free(text.buf);
 		free(text.gz);
+		kstat_view_free(kv);
 		return ret;
 	}
 	if (serve_http_wants_openmetrics(s->http) && make_page(s, &m, true, gz, &om) < 0)
 		om = (struct serve_page){0};
+	kstat_view_free(kv);
 	serve_http_publish(s->http, answers, &text, &om);
 	s->answered = answers;
 	return ret;
 }
 
-/* The interval's samples into the store; gone VMs retired. */
+/*
+ * The interval's samples into the store; gone VMs retired. KVM's statistics
+ * read anew (a VM's values are its counts since it started: nothing to add
+ * up); a reading that fails keeps the last one and is said on stderr.
+ */
 static int fold(struct serve *s)
 {
-	if (serve_live_tick(s->live, add_row, s->store) < 0)
-		return err_errno("reading the trace buffers");
-	serve_store_retire(s->store, now_s(), s->o->keep_gone, vm_gone, s->live);
+	char e[512];
+
+	if (s->live) {
+		if (serve_live_tick(s->live, add_row, s->store) < 0)
+			return err_errno("reading the trace buffers");
+		serve_store_retire(s->store, now_s(), s->o->keep_gone, vm_gone, s->live);
+	}
+	if (s->ks) {
+		struct kstat_reading r = {0};
+
+		if (kvmstats_read(s->ks, &r, e, sizeof(e)) < 0) {
+			err_info("kvm-exitstat: %s\n", e);
+			return 0;
+		}
+		kstat_reading_free(&s->kr);
+		s->kr = r;
+	}
+	return 0;
+}
+
+/* Waits in the collector, or (no tracing) with the same signal policy. */
+static int wait_for(struct serve *s, int ms)
+{
+	if (s->live)
+		return serve_live_poll(s->live, ms);
+	live_sleep(ms);
 	return 0;
 }
 
@@ -135,7 +178,7 @@ static int loop(struct serve *s)
 	double next = now_s() + s->o->interval;
 
 	while (!live_stop_requested()) {
-		if (serve_live_poll(s->live, wait_ms(next)) < 0)
+		if (wait_for(s, wait_ms(next)) < 0)
 			return err_errno("reading the trace buffers");
 		/* A scrape waits for a page made from what was read until now. */
 		if (s->http && serve_http_pending(s->http) > s->answered &&
@@ -158,6 +201,25 @@ static int loop(struct serve *s)
 	return 0;
 }
 
+/*
+ * KVM's own statistics: exported whatever else is. Without tracing they are
+ * all there is, so a host where they cannot be read is an error; with it, a
+ * line on stderr.
+ */
+static int setup_kstats(struct serve *s)
+{
+	struct kvmstats_opts ko = {.pids = s->o->pids, .npids = s->o->npids};
+	char e[512];
+
+	s->ks = kvmstats_new(&ko, e, sizeof(e));
+	if (s->ks)
+		return 0;
+	if (!s->o->trace && !s->o->in_kernel)
+		return err("%s", e);
+	err_info("kvm-exitstat: KVM's own statistics are not exported: %s\n", e);
+	return 0;
+}
+
 static int setup(struct serve *s)
 {
 	char e[512];
@@ -167,12 +229,20 @@ static int setup(struct serve *s)
 		return err("textfile directory name too long");
 	if (live_signals_install() < 0)
 		return err_errno("cannot install signal handlers");
-	s->live = serve_live_new(s->o, e, sizeof(e));
-	if (!s->live)
-		return err("%s", e);
-	if (serve_live_start(s->live) < 0)
-		return err_errno("cannot start tracing");
-	s->store = serve_store_new(s->o->max_rows, s->o->per_vcpu);
+	if (setup_kstats(s) < 0)
+		return -1;
+	if (s->o->trace || s->o->in_kernel) {
+		s->live = serve_live_new(s->o, e, sizeof(e));
+		if (!s->live)
+			return err("%s", e);
+		if (serve_live_start(s->live) < 0)
+			return err_errno("cannot start tracing");
+		s->store = serve_store_new(s->o->max_rows, s->o->per_vcpu);
+		if (s->o->in_kernel)
+			serve_store_set_bounds(s->store, serve_le_log2_ns);
+	}
+	if (fold(s) < 0)
+		return -1;
 	/* After the signal mask is set: the server thread inherits it and never takes them. */
 	if (s->o->listen) {
 		s->http = serve_http_start(s->o->listen, e, sizeof(e));
@@ -196,5 +266,7 @@ int serve_run(const struct serve_opts *o)
 	serve_http_stop(s.http);
 	serve_live_free(s.live);
 	serve_store_free(s.store);
+	kstat_reading_free(&s.kr);
+	kvmstats_free(s.ks);
 	return ret < 0 ? 1 : 0;
 }

@@ -120,6 +120,12 @@ static void usage(const char *prog)
 	      "                  the kernel handles would never return to say so\n"
 	      "  --name NAME     the VM's name in QEMU's -name syntax ([guest=]NAME[,...]),\n"
 	      "                  for tools that read it from the command line (top -g)\n"
+	      "  --stats-fd      hold the VM's and each vCPU's KVM_GET_STATS_FD open for the\n"
+	      "                  whole run, as QEMU does for its vCPUs (other processes can\n"
+	      "                  then read KVM's binary statistics through pidfd_getfd)\n"
+	      "  --slow-exit N:US vCPU 0 handles its N-th userspace exit (from 1) US\n"
+	      "                  microseconds late (a sleep before KVM_RUN again): one exit\n"
+	      "                  whose exit -> entry time is known to be at least US\n"
 	      "  --inject port|read|hlt  test exitgen itself: each pass starts with a\n"
 	      "                  deliberate surprise (a wrong port, an MMIO read, an extra\n"
 	      "                  halt); the run must then fail with exit status 1\n"
@@ -192,6 +198,8 @@ enum {
 	OPT_VARIANT,
 	OPT_NAME,
 	OPT_GIVE_UP,
+	OPT_STATS_FD,
+	OPT_SLOW_EXIT,
 	OPT_HELP
 };
 
@@ -219,9 +227,26 @@ static const struct option long_opts[] = {
     {"variant", required_argument, NULL, OPT_VARIANT},
     {"name", required_argument, NULL, OPT_NAME},
     {"give-up", required_argument, NULL, OPT_GIVE_UP},
+    {"stats-fd", no_argument, NULL, OPT_STATS_FD},
+    {"slow-exit", required_argument, NULL, OPT_SLOW_EXIT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+
+/* --slow-exit N:US */
+static void parse_slow(struct eg_opts *o, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	char n[24];
+
+	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof(n))
+		die(EXIT_USAGE, "--slow-exit: '%s' is not N:US", arg);
+	snprintf(n, sizeof(n), "%.*s", (int)(colon - arg), arg);
+	o->slow_exit = parse_uint("--slow-exit N", n, UINT64_MAX);
+	o->slow_us = parse_uint("--slow-exit US", colon + 1, 10000000);
+	if (!o->slow_exit)
+		die(EXIT_USAGE, "--slow-exit: N counts from 1");
+}
 
 static void parse_op(struct eg_opts *o, int op, const char *arg)
 {
@@ -285,6 +310,12 @@ static void parse_one(struct eg_opts *o, int c, const char *arg, int *pv, long l
 	case OPT_GIVE_UP:
 		o->give_up = parse_seconds("--give-up", arg);
 		break;
+	case OPT_STATS_FD:
+		o->stats_fd = true;
+		break;
+	case OPT_SLOW_EXIT:
+		parse_slow(o, arg);
+		break;
 	case OPT_NAME: /* only there to be read from /proc/PID/cmdline, as QEMU's -name is */
 		break;
 	case OPT_HELP:
@@ -330,6 +361,16 @@ static int open_kvm(void)
 	return fd;
 }
 
+/* --stats-fd: the fd stays open until exit, for other processes to find in /proc. */
+static int stats_fd_of(int fd, const char *what)
+{
+	int sfd = ioctl(fd, KVM_GET_STATS_FD, NULL);
+
+	if (sfd < 0)
+		die(EXIT_USAGE, "KVM_GET_STATS_FD (%s): %s", what, strerror(errno));
+	return sfd;
+}
+
 static void setup_vm(struct eg_vm *vm, const struct eg_opts *o)
 {
 	struct kvm_userspace_memory_region region = {0};
@@ -352,6 +393,7 @@ static void setup_vm(struct eg_vm *vm, const struct eg_opts *o)
 	if (sz < (int)sizeof(struct kvm_run))
 		die(EXIT_USAGE, "KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
 	vm->run_size = sz;
+	vm->stats_fd = o->stats_fd ? stats_fd_of(vm->vm_fd, "VM") : -1;
 	if (eg_guest.vm_init)
 		eg_guest.vm_init(vm, o);
 }
@@ -365,6 +407,7 @@ static void setup_vcpu(struct eg_vm *vm, struct eg_vcpu *v, const struct eg_opts
 	v->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
 	if (v->run == MAP_FAILED)
 		die(EXIT_USAGE, "mmap kvm_run: %s", strerror(errno));
+	v->stats_fd = o->stats_fd ? stats_fd_of(v->fd, "vCPU") : -1;
 	eg_guest.vcpu_init(vm, v, o);
 }
 
@@ -470,6 +513,19 @@ static void wait_turn(const struct eg_vcpu *v)
 		pause_us(50);
 }
 
+/*
+ * --slow-exit: vCPU 0's N-th userspace exit (KVM_EXIT_INTR included: every
+ * KVM_RUN return counts) waits before KVM_RUN is called again, so its kvm_exit
+ * -> kvm_entry time (and its userspace exit's handling time) is at least US.
+ */
+static void slow_exit(struct eg_vcpu *v, uint32_t reason)
+{
+	if (!g_opts->slow_exit || v->id != 0 || ++v->nreturns != g_opts->slow_exit)
+		return;
+	pause_us(g_opts->slow_us);
+	v->slow_reason = (int)reason;
+}
+
 static void *vcpu_main(void *arg)
 {
 	struct eg_vcpu *v = arg;
@@ -489,6 +545,7 @@ static void *vcpu_main(void *arg)
 			/* A signal (a wfi's wake-up, a tracer) ended KVM_RUN: KVM_EXIT_INTR. */
 			if (errno == EINTR) {
 				v->n.exits[KVM_EXIT_INTR]++;
+				slow_exit(v, KVM_EXIT_INTR);
 				continue;
 			}
 			if (errno == EAGAIN)
@@ -496,6 +553,7 @@ static void *vcpu_main(void *arg)
 			die(EXIT_FAIL, "vcpu %u: KVM_RUN: %s", v->id, strerror(errno));
 		}
 		count_exit(v);
+		slow_exit(v, v->run->exit_reason);
 		if (eg_guest.handle_exit(v, g_opts) != EG_PASS_DONE)
 			continue;
 		v->n.passes++;
@@ -602,7 +660,11 @@ static void print_vcpu(const struct eg_vcpu *v, uint64_t shown)
 		if (has_op(i))
 			printf(" %s %" PRIu64, op_out[i], v->n.ops[i]);
 	print_exits(v->n.exits, shown);
-	printf(" passes %" PRIu64 "\n", v->n.passes);
+	printf(" passes %" PRIu64, v->n.passes);
+	if (v->slow_reason >= 0)
+		printf(" slow_exit %" PRIu64 " %s %u", g_opts->slow_exit,
+		       eg_exit_name((uint32_t)v->slow_reason), g_opts->slow_us);
+	putchar('\n');
 }
 
 static int report(const struct eg_vm *vm, const struct eg_opts *o, uint64_t elapsed_us)
@@ -669,6 +731,7 @@ static void start_vcpus(struct eg_vm *vm, const struct eg_opts *o)
 
 		v->id = i;
 		v->gate = &vm->gate;
+		v->slow_reason = -1;
 		setup_vcpu(vm, v, o);
 		if (pthread_create(&v->thread, NULL, vcpu_main, v))
 			die(EXIT_USAGE, "pthread_create failed");

@@ -55,6 +55,9 @@ struct eg_opts {
 	bool quiet;
 	bool pin; /* --pin: each vCPU thread on one CPU */
 	const char *variant; /* --variant: guest-specific setting (NULL: its default) */
+	bool stats_fd;	     /* --stats-fd: hold KVM_GET_STATS_FD fds open, as QEMU does */
+	uint64_t slow_exit;  /* --slow-exit N:US: vCPU 0's N-th userspace exit (1-based; 0: none) */
+	unsigned int slow_us; /* ... is handled US microseconds late */
 	enum eg_inject { INJ_NONE, INJ_PORT, INJ_READ, INJ_HLT } inject;
 };
 
@@ -69,6 +72,7 @@ struct eg_vm;
 struct eg_vcpu {
 	unsigned int id;
 	int fd;
+	int stats_fd; /* --stats-fd: this vCPU's KVM_GET_STATS_FD, else -1 */
 	struct kvm_run *run;
 	pid_t tid;
 	pthread_t thread;
@@ -76,11 +80,14 @@ struct eg_vcpu {
 	pthread_barrier_t *gate;
 	struct eg_vm *vm;
 	struct eg_counts n;
+	uint64_t nreturns; /* KVM_RUN returns, for --slow-exit */
+	int slow_reason;   /* the slowed exit's KVM_EXIT_* (-1: none yet) */
 	void *priv; /* the guest's own per-vCPU state */
 };
 
 struct eg_vm {
 	int kvm_fd, vm_fd;
+	int stats_fd; /* --stats-fd: the VM's KVM_GET_STATS_FD, else -1 */
 	size_t run_size;
 	uint8_t *mem; /* guest RAM, eg_guest.mem_size bytes at eg_guest.mem_gpa */
 	struct eg_vcpu *vcpus;
