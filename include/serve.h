@@ -16,6 +16,7 @@
 #include "exit-types.h"
 
 struct bucket_map;
+struct flight_opts;
 
 struct serve_opts {
 	const int32_t *pids; /* trace these processes (and their threads); NULL: all */
@@ -38,6 +39,12 @@ struct serve_opts {
 	 * Neither: no tracing at all.
 	 */
 	bool trace, in_kernel;
+	/*
+	 * A flight recorder beside (its own instance, "-flight"): NULL, or its
+	 * settings (the dir, keep, window, triggers; flight.h). POST /flight and
+	 * SIGUSR1 trigger it too.
+	 */
+	const struct flight_opts *flight;
 };
 
 /* Runs until SIGINT/SIGTERM/SIGHUP. Prints its own errors; returns the exit status. */

@@ -10,6 +10,7 @@
 #include "bucket-map.h"
 #include "cli-local.h"
 #include "err.h"
+#include "flight.h"
 #include "live.h"
 #include "serve.h"
 #include "watch.h"
@@ -24,6 +25,9 @@ struct serve_args {
 	bool all, interval_set;
 	const char *types[16];
 	size_t ntypes;
+	bool flight;
+	struct flight_opts fo; /* --flight and its options */
+	double flight_after;
 };
 
 enum {
@@ -41,6 +45,12 @@ enum {
 	O_TYPES,
 	O_TRACE,
 	O_IN_KERNEL,
+	O_FLIGHT,
+	O_FLIGHT_DIR,
+	O_FLIGHT_AFTER,
+	O_FLIGHT_KEEP,
+	O_SLOWER,
+	O_RATE,
 };
 
 static const struct cli_opt opts[] = {
@@ -73,6 +83,18 @@ static const struct cli_opt opts[] = {
     CLI_OPT("in-kernel", 0, NULL, O_IN_KERNEL,
 	    "as --trace, but the kernel counts and times the exits (hist\n"
 	    "triggers): no event is streamed; power-of-two buckets"),
+    CLI_OPT("flight", 0, "SECS|MB", O_FLIGHT,
+	    "a flight recorder beside (record --flight): POST /flight,\n"
+	    "SIGUSR1, --slower-than or --rate-over save its window in\n"
+	    "--flight-dir; kvm_exitstat_flight_saves_total counts them"),
+    CLI_OPT("flight-dir", 0, "DIR", O_FLIGHT_DIR, "where --flight saves (default .)"),
+    CLI_OPT("flight-after", 0, "SECS", O_FLIGHT_AFTER,
+	    "the window after a trigger saved too (default 1)"),
+    CLI_OPT("flight-keep", 0, "N", O_FLIGHT_KEEP, "keep at most N saved files (default 10)"),
+    CLI_OPT("slower-than", 0, "USEC", O_SLOWER,
+	    "--flight trigger: an exit slower than USEC (seen by the kernel)"),
+    CLI_OPT("rate-over", 0, "N", O_RATE,
+	    "--flight trigger: a VM making more than N exits per second"),
     {.lng = NULL},
 };
 
@@ -81,7 +103,9 @@ static void init(void *arg)
 	struct serve_args *a = arg;
 
 	*a = (struct serve_args){
-	    .o = {.interval = 1.0, .keep_gone = 300, .max_rows = 4096, .version = KES_VERSION}};
+	    .o = {.interval = 1.0, .keep_gone = 300, .max_rows = 4096, .version = KES_VERSION},
+	    .fo = {.dir = ".", .keep = 10},
+	    .flight_after = -1};
 }
 
 static int parse(void *arg, int id, const char *val, int value)
@@ -130,6 +154,29 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_IN_KERNEL:
 		a->o.in_kernel = true;
 		return 0;
+	case O_FLIGHT:
+		a->flight = true;
+		return cli_parse_flight(val, &a->fo.window_s, &a->fo.buffer_kb);
+	case O_FLIGHT_DIR:
+		a->fo.dir = val;
+		return 0;
+	case O_FLIGHT_AFTER:
+		return cli_parse_secs(val, 0, 3600, &a->flight_after, "--flight-after");
+	case O_FLIGHT_KEEP:
+		if (cli_parse_ulong(val, 1, 100000, &v, "--flight-keep") < 0)
+			return -1;
+		a->fo.keep = (unsigned)v;
+		return 0;
+	case O_SLOWER:
+		if (cli_parse_ulong(val, 1, 3600000000ul, &v, "--slower-than (us)") < 0)
+			return -1;
+		a->fo.slow_ns = (uint64_t)v * 1000;
+		return 0;
+	case O_RATE:
+		if (cli_parse_ulong(val, 1, 1000000000ul, &v, "--rate-over") < 0)
+			return -1;
+		a->fo.rate = (double)v;
+		return 0;
 	}
 	return -1;
 }
@@ -144,6 +191,8 @@ static int operands(void *arg, int argc, char **argv)
 		return err("give -a or -p/-g, not both");
 	if (a->o.trace && a->o.in_kernel)
 		return err("give --trace or --in-kernel, not both");
+	if (!a->flight && (a->fo.slow_ns || a->fo.rate > 0 || a->flight_after >= 0))
+		return err("--slower-than, --rate-over and --flight-after go with --flight");
 	if (!a->o.trace && !a->o.in_kernel && a->o.buckets_name)
 		return err("--buckets is about traced exits: give --trace");
 	if (a->o.in_kernel && a->o.buckets_name)
@@ -152,6 +201,26 @@ static int operands(void *arg, int argc, char **argv)
 		a->o.listen = DEFAULT_LISTEN;
 	if (!a->interval_set && !a->o.listen)
 		a->o.interval = 15;
+	return 0;
+}
+
+/* --flight: what it records (every table's exit and entry events) and its triggers. */
+static int setup_flight(struct serve_args *a, const struct exit_types *types)
+{
+	struct flight_opts *f = &a->fo;
+	size_t n;
+
+	f->events = (const char *const *)exit_types_event_names(types, 0, &n);
+	f->nevents = n;
+	f->pids = a->o.pids;
+	f->npids = a->o.npids;
+	f->after_s = a->flight_after >= 0 ? a->flight_after : 1;
+	if (!f->buffer_kb)
+		f->buffer_kb = a->o.buffer_kb ? a->o.buffer_kb : 16384;
+	f->tag = "flight";
+	if (f->slow_ns && !(f->nfields = watch_in_kernel_fields(types, f->fields)))
+		return err("--slower-than: no exit table names this kernel's kvm:kvm_exit fields");
+	a->o.flight = f;
 	return 0;
 }
 
@@ -171,6 +240,8 @@ static int run(void *arg)
 	a->o.pids = a->npids ? a->pids : NULL;
 	a->o.npids = a->npids;
 	a->o.types = &types;
+	if (a->flight && setup_flight(a, &types) < 0)
+		goto out;
 	/* --in-kernel where the kernel cannot: one line, and every exit streamed instead */
 	if (a->o.in_kernel) {
 		char why[256];
@@ -190,6 +261,8 @@ static int run(void *arg)
 	}
 	ret = serve_run(&a->o);
 out:
+	exit_types_event_names_free((char **)a->fo.events, a->fo.nevents);
+	a->fo.events = NULL;
 	exit_types_free(&types);
 	return ret;
 }
@@ -199,7 +272,7 @@ static unsigned needs_for(const void *arg)
 {
 	const struct serve_args *a = arg;
 
-	return a->o.trace || a->o.in_kernel ? cli_cmd_serve.needs : CLI_NEEDS_ROOT;
+	return a->o.trace || a->o.in_kernel || a->flight ? cli_cmd_serve.needs : CLI_NEEDS_ROOT;
 }
 
 static void done(void *arg)

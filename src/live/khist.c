@@ -21,6 +21,7 @@
  * the triggers are set before tracing starts.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@
 
 struct trig {
 	char *sys, *ev, *text;
+	int hist_fd; /* its event's hist file, kept open and read again from 0 (-1: none yet) */
 };
 
 struct khist {
@@ -106,7 +108,7 @@ static int add_trig(struct khist *h, const char *sys, const char *ev, const char
 		why_refused(h, errbuf, errlen, text);
 		return -1;
 	}
-	h->t[h->nt++] = (struct trig){xstrdup(sys), xstrdup(ev), xstrdup(text)};
+	h->t[h->nt++] = (struct trig){xstrdup(sys), xstrdup(ev), xstrdup(text), -1};
 	return h->nt - 1;
 }
 
@@ -367,10 +369,43 @@ static int parse_line(const char *l, struct khist_entry *e, size_t nkeys, bool l
 	return 0;
 }
 
+/*
+ * The hist file, whole: kept open (a seq_file read from offset 0 again makes
+ * the text anew), read with pread into a buffer that grows: two syscalls a
+ * read where libtracefs's open/read.../close took six.
+ */
+static char *hist_read(struct khist *h, struct trig *t)
+{
+	size_t cap = 65536, len = 0;
+	char *buf;
+	ssize_t n;
+
+	if (t->hist_fd < 0) {
+		char rel[256];
+
+		snprintf(rel, sizeof(rel), "events/%s/%s/hist", t->sys, t->ev);
+		t->hist_fd = tracefs_instance_file_open(h->inst, rel, O_RDONLY);
+		if (t->hist_fd < 0)
+			return NULL;
+	}
+	buf = xmalloc(cap + 1);
+	while ((n = pread(t->hist_fd, buf + len, cap - len, (off_t)len)) > 0) {
+		len += (size_t)n;
+		if (len == cap)
+			buf = xrealloc(buf, (cap *= 2) + 1);
+	}
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
 static int read_hist(struct khist *h, int t, size_t nkeys, bool lat, struct khist_entry **out,
 		     size_t *n, uint64_t *dropped)
 {
-	char *text = tracefs_event_file_read(h->inst, h->t[t].sys, h->t[t].ev, "hist", NULL);
+	char *text = hist_read(h, &h->t[t]);
 	char *save = NULL, *l, *d;
 
 	*out = NULL;
@@ -461,6 +496,8 @@ void khist_free(struct khist *h)
 			undo = xstrdup("!snapshot");
 		else if (asprintf(&undo, "!%s", h->t[i].text) < 0)
 			undo = NULL;
+		if (h->t[i].hist_fd >= 0)
+			close(h->t[i].hist_fd);
 		if (undo)
 			tracefs_event_file_append(h->inst, h->t[i].sys, h->t[i].ev, "trigger", undo);
 		free(undo);

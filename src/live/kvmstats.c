@@ -40,6 +40,7 @@
 /* A statistics fd (ours, or a VMM's through pidfd_getfd): its layout and our names. */
 struct sfd {
 	int fd;
+	int src;	/* the VMM's fd number it is a copy of (-1: ours) */
 	int32_t vcpu;	/* -1: the VM's */
 	uint64_t data_off;
 	size_t nvals;	/* u64s in its data block */
@@ -53,9 +54,10 @@ struct vmst {
 	int32_t pid;
 	char *name;
 	bool born;     /* first seen after the first reading */
-	bool tried;    /* statistics fds looked for */
+	bool tried;    /* statistics fds looked for, and every vCPU had one */
 	bool seen;     /* in this reading's directory listing */
 	int pin_fd;    /* pin mode: a debugfs file held open (a reference on the VM) */
+	unsigned looks; /* at its statistics fds */
 	struct sfd *sfds;
 	size_t nsfds;
 	size_t nvcpu_fds; /* the VMM's vCPU fds: all of them need a statistics fd */
@@ -215,7 +217,7 @@ static int sfd_open(struct sfd *f, int fd, int32_t vcpu, const struct kstat_sche
 	void *arg[2] = {f, (void *)s};
 	int n;
 
-	*f = (struct sfd){.fd = fd, .vcpu = vcpu};
+	*f = (struct sfd){.fd = fd, .src = -1, .vcpu = vcpu};
 	n = read_descs(fd, map_one, arg, &h);
 	if (n < 0)
 		return -1;
@@ -264,9 +266,13 @@ static int32_t stats_target(const char *t, bool *vcpu_fd)
 
 static void take_fd(struct vmst *m, int pidfd, int fd, int32_t vcpu, const struct kstat_schema *s)
 {
-	int mine = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	int mine;
 	struct sfd f;
 
+	for (size_t i = 0; i < m->nsfds; i++)
+		if (m->sfds[i].src == fd)
+			return; /* taken at an earlier look */
+	mine = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 	if (mine < 0)
 		return; /* EPERM without CAP_SYS_PTRACE over it: debugfs only */
 	fcntl(mine, F_SETFD, FD_CLOEXEC);
@@ -274,24 +280,31 @@ static void take_fd(struct vmst *m, int pidfd, int fd, int32_t vcpu, const struc
 		close(mine);
 		return;
 	}
+	f.src = fd;
 	m->sfds = xrealloc(m->sfds, (m->nsfds + 1) * sizeof(*m->sfds));
 	m->sfds[m->nsfds++] = f;
 }
 
 /*
- * The statistics fds the VMM holds, once per VM. A process with several VMs
- * cannot say which VM a statistics fd is of: those keep to debugfs.
+ * The statistics fds the VMM holds. Looked for again at each reading (and
+ * each pin-mode scan) until every vCPU fd of the VMM has its statistics fd:
+ * a VMM makes them one after the other, and a VMM that has exited has none
+ * to take. A process with several VMs cannot say which VM a statistics fd is
+ * of: those keep to debugfs.
  */
 static void find_stats_fds(struct vmst *m, const struct kstat_schema *s, size_t vms_of_pid)
 {
 	char dir[64], path[384], t[128];
 	struct dirent *de;
+	size_t vcpu_sfds = 0;
 	int pidfd;
 	DIR *d;
 
-	m->tried = true;
-	if (vms_of_pid != 1 || !s->described)
+	if (vms_of_pid != 1 || !s->described) {
+		m->tried = true;
 		return;
+	}
+	m->nvcpu_fds = 0;
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)m->pid);
 	pidfd = (int)syscall(SYS_pidfd_open, m->pid, 0);
 	d = pidfd >= 0 ? opendir(dir) : NULL;
@@ -314,6 +327,15 @@ static void find_stats_fds(struct vmst *m, const struct kstat_schema *s, size_t 
 		closedir(d);
 	if (pidfd >= 0)
 		close(pidfd);
+	for (size_t i = 0; i < m->nsfds; i++)
+		vcpu_sfds += m->sfds[i].vcpu >= 0;
+	/*
+	 * Done once each vCPU has its fd; a VMM that holds none after ten looks
+	 * (a second of pin-mode scans, ten readings) is not asked again.
+	 */
+	m->looks++;
+	m->tried = !d || (m->nvcpu_fds && vcpu_sfds >= m->nvcpu_fds) ||
+		   (!m->nsfds && m->looks >= 10);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -630,7 +652,13 @@ void kvmstats_set_pids(struct kvmstats *k, const int32_t *pids, size_t n)
 
 int kvmstats_scan(struct kvmstats *k)
 {
-	return list_vms(k);
+	if (list_vms(k) < 0)
+		return -1;
+	/* while the VMM lives: its statistics fds are gone with it */
+	for (size_t i = 0; i < k->nvms; i++)
+		if (k->vms[i].seen && !k->vms[i].tried)
+			find_stats_fds(&k->vms[i], &k->schema, vms_of(k, k->vms[i].pid));
+	return 0;
 }
 
 const struct kstat_schema *kvmstats_schema(const struct kvmstats *k)

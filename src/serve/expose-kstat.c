@@ -2,7 +2,9 @@
 /*
  * KVM's own statistics on the exporter's page: one family per statistic,
  * named after its descriptor, kvm_exitstat_kvm_<name>, with the unit's
- * suffix where it has one (seconds, bytes: values scaled to that unit);
+ * suffix where it has one (seconds, bytes: values scaled to that unit; a
+ * name's own _ns, _us or _ms is dropped then: halt_wait_ns ->
+ * kvm_exitstat_kvm_halt_wait_seconds_total);
  * cumulative statistics are counters, instant and peak ones gauges, the
  * histograms histograms whose bounds are the kernel's own buckets (a bucket
  * of raw values lo..hi is le = hi in the unit; the last, open one +Inf) and
@@ -31,14 +33,33 @@ static const char *unit_of(const struct kstat_desc *d)
 	return d->unit == KSTAT_UNIT_SECONDS ? "seconds" : d->unit == KSTAT_UNIT_BYTES ? "bytes" : NULL;
 }
 
+/*
+ * How much of a descriptor's name to keep: a time in seconds whose name
+ * ends with its raw unit's abbreviation (halt_wait_ns, exponent -9) loses
+ * it, as the value is given in seconds (and Prometheus' lint refuses
+ * abbreviated units in a name).
+ */
+static size_t name_len(const struct kstat_desc *d)
+{
+	static const char *const abbr[] = {"_ns", "_us", "_ms"}; /* exponent -9, -6, -3 */
+	size_t n = strlen(d->name);
+
+	if (d->unit != KSTAT_UNIT_SECONDS || d->base != 10 || d->exponent > -3 ||
+	    d->exponent < -9 || d->exponent % 3)
+		return n;
+	const char *a = abbr[(d->exponent + 9) / 3];
+
+	return n > 3 && !strcmp(d->name + n - 3, a) ? n - 3 : n;
+}
+
 static void family(struct prom_w *w, const struct kstat_desc *d, char *name, size_t len)
 {
 	const char *unit = unit_of(d);
 	char help[256];
-	size_t n = (size_t)snprintf(name, len, "kvm_exitstat_kvm_");
+	size_t n = (size_t)snprintf(name, len, "kvm_exitstat_kvm_"), keep = name_len(d);
 
 	/* a descriptor's name is a C identifier; anything else becomes _ all the same */
-	for (const char *p = d->name; *p && n + 1 < len; p++)
+	for (const char *p = d->name; *p && p < d->name + keep && n + 1 < len; p++)
 		name[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 					   (*p >= '0' && *p <= '9')
 				       ? *p

@@ -52,6 +52,8 @@ struct serve_http {
 	atomic_ullong served[2]; /* /metrics answered: text, OpenMetrics */
 	atomic_ullong pending;	 /* = asked, for the collector's lock-free look */
 	unsigned port;
+	atomic_bool flight;	 /* POST /flight is answered (serve --flight) */
+	atomic_ullong flights;	 /* POST /flight requests, for the collector to take */
 };
 
 static void page_put(void *cls)
@@ -163,13 +165,41 @@ static enum MHD_Result metrics(struct serve_http *h, struct MHD_Connection *c)
 	return ret;
 }
 
+/*
+ * POST /flight: the flight recorder saves its window (serve --flight). A
+ * POST comes in two calls at least (the headers, then the end of its body,
+ * which is read and ignored): answered at the last; the collector saves.
+ */
+static enum MHD_Result flight(struct serve_http *h, struct MHD_Connection *c, size_t *upload_len,
+			      void **con_cls)
+{
+	static int seen;
+
+	if (!atomic_load(&h->flight))
+		return reply(c, MHD_HTTP_NOT_FOUND, "no flight recorder here (serve --flight)\n",
+			     NULL);
+	if (!*con_cls) {
+		*con_cls = &seen;
+		return MHD_YES;
+	}
+	if (*upload_len) {
+		*upload_len = 0;
+		return MHD_YES;
+	}
+	atomic_fetch_add(&h->flights, 1);
+	return reply(c, MHD_HTTP_ACCEPTED, "flight recorder: the window is being saved\n", NULL);
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_len, void **con_cls)
 {
 	(void)version;
 	(void)upload;
-	(void)con_cls;
+	if (!strcmp(url, "/flight"))
+		return strcmp(method, MHD_HTTP_METHOD_POST)
+			       ? reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "POST only\n", "POST")
+			       : flight(cls, c, upload_len, con_cls);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only\n", "GET, HEAD");
 	if (*upload_len)
@@ -277,6 +307,16 @@ bool serve_http_wants_gzip(struct serve_http *h)
 uint64_t serve_http_pending(struct serve_http *h)
 {
 	return atomic_load(&h->pending);
+}
+
+void serve_http_enable_flight(struct serve_http *h)
+{
+	atomic_store(&h->flight, true);
+}
+
+uint64_t serve_http_flights(struct serve_http *h)
+{
+	return atomic_exchange(&h->flights, 0);
 }
 
 void serve_http_publish(struct serve_http *h, uint64_t answers, struct serve_page *text,

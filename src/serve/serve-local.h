@@ -170,6 +170,10 @@ uint64_t serve_http_pending(struct serve_http *h);
  */
 void serve_http_publish(struct serve_http *h, uint64_t answers, struct serve_page *text,
 			struct serve_page *om);
+/* POST /flight is answered from now on (202), each one counted for the collector. */
+void serve_http_enable_flight(struct serve_http *h);
+/* POST /flight requests since the last call. */
+uint64_t serve_http_flights(struct serve_http *h);
 /* Stops the server thread and closes every connection. */
 void serve_http_stop(struct serve_http *h);
 

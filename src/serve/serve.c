@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "err.h"
+#include "flight.h"
 #include "kvmstats.h"
 #include "live.h"
 #include "outfile.h"
@@ -30,6 +31,7 @@ struct serve {
 	char path[4096];
 	struct kvmstats *ks;	  /* KVM's own statistics, or NULL */
 	struct kstat_reading kr;  /* their last reading */
+	struct flight *fl;	  /* serve --flight, or NULL */
 };
 
 static double now_s(void)
@@ -110,6 +112,11 @@ static int render(struct serve *s, bool http, bool file)
 
 	m.kstats = kv;
 	m.untraced = !s->live;
+	if (s->fl) {
+		m.flight = true;
+		m.flight_saves = flight_saves(s->fl);
+		m.flight_triggers = flight_triggers(s->fl);
+	}
 	m.in_kernel = s->o->in_kernel;
 	if (s->live)
 		serve_live_counts(s->live, &m.live);
@@ -164,6 +171,24 @@ static int fold(struct serve *s)
 	return 0;
 }
 
+/* The flight recorder's turn: its requests (SIGUSR1, POST /flight), its triggers, a save. */
+static void fly(struct serve *s)
+{
+	const char *saved;
+	char e[512];
+
+	if (!s->fl)
+		return;
+	if (live_usr1_taken())
+		flight_trigger(s->fl, "signal");
+	if (s->http && serve_http_flights(s->http))
+		flight_trigger(s->fl, "http");
+	if (flight_tick(s->fl, &saved, e, sizeof(e)) < 0)
+		err_info("kvm-exitstat: flight recorder: %s\n", e);
+	else if (saved)
+		err_info("kvm-exitstat: flight recorder: saved %s\n", saved);
+}
+
 /* Waits in the collector, or (no tracing) with the same signal policy. */
 static int wait_for(struct serve *s, int ms)
 {
@@ -180,6 +205,7 @@ static int loop(struct serve *s)
 	while (!live_stop_requested()) {
 		if (wait_for(s, wait_ms(next)) < 0)
 			return err_errno("reading the trace buffers");
+		fly(s);
 		/* A scrape waits for a page made from what was read until now. */
 		if (s->http && serve_http_pending(s->http) > s->answered &&
 		    (fold(s) < 0 || render(s, true, false) < 0))
@@ -203,8 +229,9 @@ static int loop(struct serve *s)
 
 /*
  * KVM's own statistics: exported whatever else is. Without tracing they are
- * all there is, so a host where they cannot be read is an error; with it, a
- * line on stderr.
+ * all there is, so a KVM host where they cannot be read is an error; with
+ * tracing, or on a host without KVM (a fleet's exporter keeps serving there,
+ * cli/cmd-serve.c has said why), a line on stderr.
  */
 static int setup_kstats(struct serve *s)
 {
@@ -214,7 +241,7 @@ static int setup_kstats(struct serve *s)
 	s->ks = kvmstats_new(&ko, e, sizeof(e));
 	if (s->ks)
 		return 0;
-	if (!s->o->trace && !s->o->in_kernel)
+	if (!s->o->trace && !s->o->in_kernel && live_kvm_host())
 		return err("%s", e);
 	err_info("kvm-exitstat: KVM's own statistics are not exported: %s\n", e);
 	return 0;
@@ -241,6 +268,18 @@ static int setup(struct serve *s)
 		if (s->o->in_kernel)
 			serve_store_set_bounds(s->store, serve_le_log2_ns);
 	}
+	if (s->o->flight) {
+		if (live_usr1_install() < 0)
+			return err_errno("cannot install signal handlers");
+		s->fl = flight_new(s->o->flight, e, sizeof(e));
+		if (!s->fl)
+			return err("flight recorder: %s", e);
+		if (flight_start(s->fl) < 0)
+			return err_errno("flight recorder: cannot start tracing");
+		err_info("kvm-exitstat: flight recorder running: SIGUSR1 or POST /flight saves its "
+			 "window in %s\n",
+			 s->o->flight->dir);
+	}
 	if (fold(s) < 0)
 		return -1;
 	/* After the signal mask is set: the server thread inherits it and never takes them. */
@@ -250,6 +289,8 @@ static int setup(struct serve *s)
 			return err("%s", e);
 		err_info("kvm-exitstat: serving http://%s/metrics (port %u)\n", s->o->listen,
 			 serve_http_port(s->http));
+		if (s->fl)
+			serve_http_enable_flight(s->http);
 	}
 	if (s->o->textfile)
 		err_info("kvm-exitstat: writing %s every %g s\n", s->path, s->o->interval);
@@ -265,6 +306,7 @@ int serve_run(const struct serve_opts *o)
 	/* The server first: its thread reads pages, not the store. Then the instance. */
 	serve_http_stop(s.http);
 	serve_live_free(s.live);
+	flight_free(s.fl);
 	serve_store_free(s.store);
 	kstat_reading_free(&s.kr);
 	kvmstats_free(s.ks);

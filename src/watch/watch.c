@@ -390,7 +390,7 @@ void watch_counts(const struct watch *l, uint64_t *exits, uint64_t *uexits)
 	struct pair_counts n;
 
 	pair_get_counts(l->p, &n);
-	*exits = n.exits;
+	*exits = l->ik ? l->ik_exits : n.exits;
 	*uexits = n.uexits;
 }
 

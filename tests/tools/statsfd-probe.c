@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * statsfd-probe PID: what another process may do with a VMM's KVM fds, as
+ * statsfd-probe PID [FD]: what another process may do with a VMM's KVM fds, as
  * the kernel decides it, one line per fd of PID's that names KVM:
  *
  *   fd 5 anon_inode:kvm-vm getfd ok stats_fd EIO
@@ -98,14 +98,18 @@ int main(int argc, char **argv)
 	int pid, pidfd;
 	DIR *d;
 
-	if (argc != 2 || (pid = atoi(argv[1])) <= 0) {
-		fprintf(stderr, "usage: statsfd-probe PID\n");
+	if (argc < 2 || argc > 3 || (pid = atoi(argv[1])) <= 0) {
+		fprintf(stderr, "usage: statsfd-probe PID [FD]\n");
 		return 2;
 	}
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0) {
 		printf("pidfd_open %s\n", err_name(errno));
 		return 1;
+	}
+	if (argc == 3) {
+		probe(pidfd, atoi(argv[2]), "?");
+		return 0;
 	}
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
 	d = opendir(dir);

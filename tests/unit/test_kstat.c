@@ -204,6 +204,8 @@ static void test_prom(const struct kstat_schema *s)
 	CHECK(strstr(buf, "kvm_exitstat_kvm_halt_wait_hist_seconds_count{pid=\"55\",vm=\"vm1\"} 6\n"),
 	      "count");
 	CHECK(!strstr(buf, "halt_wait_hist_seconds_sum"), "no sum");
+	/* halt_wait_ns in seconds: its _ns dropped */
+	CHECK(strstr(buf, "# TYPE kvm_exitstat_kvm_halt_wait_seconds_total counter\n"), "ns dropped");
 	free(buf);
 	kstat_view_free(v);
 	kstat_reading_free(&r);
