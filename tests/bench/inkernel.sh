@@ -20,7 +20,10 @@
 # workload's own slowdown) and in the observer's process (its CPU). Columns:
 #   wl_s          exitgen's elapsed time (from its first KVM_RUN), best of N
 #   wl_ns/exit    (wl_s - the unobserved wl_s) / exits: the in-thread cost
-#   cpu_s         the observer's CPU (user + sys; bpftrace: after its compile)
+#   cpu_s         the observer's CPU (user + sys) once set up: its CPU
+#                 before the workload's first KVM_RUN (exitgen --start-delay)
+#                 taken out (bpftrace's compile, our instance's set-up: a
+#                 second or two under TCG), in brackets
 #   cpu_ns/exit   cpu_s / exits
 #   ns/exit       the two added: the whole cost of observing one exit
 # exits: exitgen's own count (KVM_EXIT_IO + KVM_EXIT_HLT + ...).
@@ -64,13 +67,27 @@ run_none() {
 	keep none "$(wl_s)" 0
 }
 
+# observe KEY CMD...: CMD runs beside the workload (started first, 3 s
+# before its first KVM_RUN); what CMD used by then is its set-up, not counted.
+observe() {
+	k=$1
+	shift
+	start_workload 3000
+	"$RUSAGE" -o "$T/t" -p "$T/obspid" -- "$@" >"$T/obs.out" 2>&1 &
+	OBS=$!
+	sleep 2.5
+	startup=$(cpu_now "$(cat "$T/obspid")")
+	wait $WL
+	kill -INT $OBS 2>/dev/null
+	wait $OBS
+	eval "up_$k=\$startup"
+	keep "$k" "$(wl_s)" "$(calc "t - s" t="$(cpu_of "$T/t")" s="$startup")"
+}
+
 run_top() { # KEY OPTS...
 	k=$1
 	shift
-	start_workload 1500
-	"$RUSAGE" -o "$T/t" -- "$KES" top -l -d 1 "$@" -p "$WL" >"$T/top.out" 2>&1
-	wait $WL
-	keep "$k" "$(wl_s)" "$(cpu_of "$T/t")"
+	observe "$k" "$KES" top -l -d 1 "$@" -p "$WL"
 }
 
 run_bpftrace() {
@@ -87,20 +104,18 @@ run_bpftrace() {
 	wait $WL
 	kill -INT $OBS
 	wait $OBS
+	up_bpftrace=$startup
 	keep bpftrace "$(wl_s)" "$(calc "t - s" t="$(cpu_of "$T/t")" s="$startup")"
 }
 
 run_flight() {
-	start_workload 1500
 	mkdir -p "$T/fl"
-	"$RUSAGE" -o "$T/t" -- "$KES" record --flight 30 -q -o "$T/fl" -p "$WL" >/dev/null 2>&1
-	wait $WL
-	keep flight "$(wl_s)" "$(cpu_of "$T/t")"
+	observe flight "$KES" record --flight 30 -q -o "$T/fl" -p "$WL"
 }
 
-row() { printf '%-12s %2s %8s %11s %8s %11s %9s\n' "$@"; }
+row() { printf '%-12s %2s %8s %11s %16s %11s %9s\n' "$@"; }
 print_row() { # KEY NAME
-	eval "n=\${n_$1:-0} wl=\${wl_$1:-} cpu=\${cpu_$1:-} x=\${x_$1:-0}"
+	eval "n=\${n_$1:-0} wl=\${wl_$1:-} cpu=\${cpu_$1:-} x=\${x_$1:-0} up=\${up_$1:-}"
 	[ "$n" -gt 0 ] || { row "$2" 0 "(not installed)"; return; }
 	if [ "$1" = none ]; then
 		row "$2" "$n" "$wl" - - - -
@@ -111,9 +126,9 @@ print_row() { # KEY NAME
 	cpx=$(fmt "%.0f" "c * 1e9 / x" c="$cpu" x="$x")
 	tot=$(fmt "%.0f" "((w - b) + c) * 1e9 / x" w="$wl" b="$wl_none" c="$cpu" x="$x")
 	eval "TOT_$1=\$tot"
-	row "$2" "$n" "$wl" "$wlx" "$cpu" "$cpx" "$tot"
+	row "$2" "$n" "$wl" "$wlx" "$cpu ($up)" "$cpx" "$tot"
 	csv_row inkernel "$IO_INK" "$x" "$2" "$n" "$wl" "$cpu" "" "" "" "$tot" "" \
-		"in-thread ns/exit $wlx; observer ns/exit $cpx; total ns/exit $tot"
+		"in-thread ns/exit $wlx; observer ns/exit $cpx; total ns/exit $tot; set-up CPU $up s"
 }
 
 echo "inkernel: exitgen --io $IO_INK (1 vCPU), best of $N_INK per observer; times in s"
