@@ -286,7 +286,7 @@ clean:
 
 # ---- collect: helper programs for the record tests (tests/tools/) ----
 TOOLS := $(O)/tests/tools/mkdat $(O)/tests/tools/datcount $(O)/tests/tools/craftdat \
-	 $(O)/tests/tools/swapper
+	 $(O)/tests/tools/swapper $(O)/tests/tools/statsfd-probe
 all: $(TOOLS)
 $(O)/tests/tools/%: tests/tools/%.c $(TESTLIB) $(O)/libkes.a
 	@mkdir -p $(dir $@)

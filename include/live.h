@@ -52,6 +52,17 @@ struct live_opts {
 	 * threads are often gone before their pages are read. Best effort.
 	 */
 	bool record_tgid;
+	/*
+	 * The events are looked up (their formats are there to read) but not
+	 * enabled: hist triggers (khist.h) attach to them and nothing reaches
+	 * the ring buffer (top/serve --in-kernel).
+	 */
+	bool triggers_only;
+	/*
+	 * A second instance of the same process (serve's flight recorder):
+	 * named "kvm-exitstat-<pid>-<tag>" (letters only). NULL: "kvm-exitstat-<pid>".
+	 */
+	const char *tag;
 };
 
 /* Called once per raw page (len == page size; the page header says how much is used). */
@@ -202,5 +213,16 @@ int live_wait(int timeout_ms);
 int live_stop_signal(void);
 /* True once after each SIGCHLD. */
 bool live_child_event(void);
+/*
+ * wait.c: SIGUSR1 as a trigger (the flight recorder's), delivered like the
+ * stop signals only while waiting; live_usr1_taken() is true once per
+ * signal. live_sleep() waits timeout_ms with that policy, no trace buffer
+ * needed (it returns at once when a stop was asked for).
+ */
+int live_usr1_install(void);
+bool live_usr1_taken(void);
+void live_sleep(int timeout_ms);
+/* The same, ended early when fd becomes readable (serve's scrape eventfd): 1 if it did. */
+int live_sleep_on(int fd, int timeout_ms);
 
 #endif

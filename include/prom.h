@@ -47,6 +47,15 @@ void prom_sample_seconds(struct prom_w *w, const struct prom_label *l, size_t nl
 void prom_histogram(struct prom_w *w, const struct prom_label *l, size_t nl, const uint64_t *le_ns,
 		    size_t nle, const uint64_t *counts, uint64_t sum_ns);
 /* OpenMetrics: the "# EOF" line. */
+/* A sample of a value in a base unit (seconds, bytes): as a shortest round-trip double. */
+void prom_sample_f(struct prom_w *w, const struct prom_label *l, size_t nl, double v);
+/*
+ * A histogram whose bounds are given in the unit (le[nle] ascending) and
+ * which has no sum (KVM's histograms count, they do not add up the values):
+ * its buckets (counts[nle + 1], the last above every bound) and _count.
+ */
+void prom_histogram_le(struct prom_w *w, const struct prom_label *l, size_t nl, const double *le,
+		       size_t nle, const uint64_t *counts);
 void prom_end(struct prom_w *w);
 /* The shortest decimal that reads back as the same double ("1.25e-07"). */
 void prom_fmt_double(char *buf, size_t len, double v);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdbool.h>
 #include "diff.h"
+#include "kstat.h"
 #include "stats.h"
 
 enum render_format { RENDER_PPC, RENDER_TABLE, RENDER_CSV, RENDER_JSON };
@@ -116,6 +117,35 @@ int render_report_svg(FILE *f, const struct render_svg *s);
 const char *render_row_name(const struct stats_row *r, char *buf, size_t len);
 /* The sub-key alone ("0x80", "other"), or NULL when the row has none. */
 const char *render_row_sub(const struct stats_row *r, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* KVM's own statistics (render/kstat.c, kstat-svg.c) */
+
+/* The "kind" of record --stats's snapshot file (input/kstatjson.c reads it back). */
+#define RENDER_KSTAT_KIND "kvm-exitstat-kvm-stats"
+
+/* top --stats --once and report of a snapshot: a table per VM (vCPU), then all VMs. */
+void render_kstat_table(FILE *f, const struct kstat_view *v, const char *title);
+/* The same as one JSON document (report -f json). */
+void render_kstat_json(FILE *f, const struct kstat_view *v, const char *title);
+
+struct render_kstat_snap {
+	const struct kstat_schema *schema;
+	const char *schema_src;
+	const struct kstat_reading *readings;
+	size_t nreadings;
+	const char *host, *kernel;
+};
+/* diff -f json of two snapshots: {"a": view, "b": view}. */
+void render_kstat_json_pair(FILE *f, const struct kstat_view *a, const struct kstat_view *b,
+			    const char *name_a, const char *name_b);
+/* record --stats's file: the schema and the raw readings. */
+void render_kstat_snapshot(FILE *f, const struct render_kstat_snap *m);
+/* diff of two snapshots: every VM summed in each, statistic by statistic, buckets too. */
+void render_kstat_compare(FILE *f, const struct kstat_view *a, const struct kstat_view *b,
+			  const char *name_a, const char *name_b);
+/* report --svg of a snapshot: a panel per histogram with samples. 0, or -1 on a write error. */
+int render_kstat_svg(FILE *f, const struct kstat_view *v, const char *title);
 
 int render_diff(FILE *f, const struct diff *d, enum render_format fmt,
 		const struct render_diff_opts *o);

@@ -16,6 +16,7 @@
 #include "exit-types.h"
 
 struct bucket_map;
+struct flight_opts;
 
 struct serve_opts {
 	const int32_t *pids; /* trace these processes (and their threads); NULL: all */
@@ -37,6 +38,19 @@ struct serve_opts {
 	const char *web_config; /* --web-config FILE (TLS, basic auth), or NULL */
 	/* --anatomy: the sched and irq events too, and each row's exit time by cause */
 	bool anatomy;
+	/*
+	 * What is exported besides KVM's own statistics (always, read without
+	 * tracing): trace: every exit streamed (the exits and handling-time
+	 * metrics); in_kernel: the same counted and timed by the kernel.
+	 * Neither: no tracing at all.
+	 */
+	bool trace, in_kernel;
+	/*
+	 * A flight recorder beside (its own instance, "-flight"): NULL, or its
+	 * settings (the dir, keep, window, triggers; flight.h). POST /flight and
+	 * SIGUSR1 trigger it too.
+	 */
+	const struct flight_opts *flight;
 };
 
 /*

@@ -217,6 +217,15 @@ int stats_acc_fold(const struct stats_acc *a, const uint64_t *le_ns, size_t n, u
 void stats_acc_restore(struct stats_acc *a, const struct stats_acc *s);
 /* n samples in the bucket that starts at lo; -1 when lo is not an edge. */
 int stats_acc_add_bucket(struct stats_acc *a, uint64_t lo, uint64_t n);
+/*
+ * n samples of one bucket of a kernel hist's .log2 key (roundup_pow_of_two:
+ * 2^k holds (2^(k-1), 2^k] ns), summing to sum ns: count and sum exact, min
+ * and max the bucket's bounds, no spread (summary), and the histogram at
+ * the bucket's lower edge, so that a fold on powers of two (serve
+ * --in-kernel's bounds) puts them exactly where the kernel had them and a
+ * quantile reads the bucket's lower bound.
+ */
+void stats_acc_add_log2(struct stats_acc *a, int k, uint64_t n, uint64_t sum);
 
 /* ------------------------------------------------------------------------ */
 /* Timeline: exits per name over time, in equal bins (timeline.c). */

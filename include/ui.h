@@ -54,12 +54,23 @@ struct ui_top_opts {
 	bool all_events;
 	/* --anatomy: each exit split into its causes; a cause column (the a key toggles it) */
 	bool anatomy;
+	/*
+	 * --in-kernel: the kernel counts exits per reason and keeps the exit ->
+	 * entry latency histogram (hist triggers, a synthetic event); top reads
+	 * them each interval instead of every event (watch.h, live/khist.c).
+	 */
+	bool in_kernel;
 	const struct exit_types *types;
 };
 
 /* Runs top until q, SIGINT/SIGTERM or (with pids) every traced process has exited
  * (--once, --log). Prints its own errors. Returns the exit status. */
 int ui_top_run(const struct ui_top_opts *o);
+/*
+ * top --stats (kstat.c): KVM's own statistics per VM with rates, kvm_stat
+ * -d's view; no tracing. The same outputs (o->out), -f on statistic names.
+ */
+int ui_kstat_run(const struct ui_top_opts *o);
 
 /*
  * Compiles top's -f regex (and the f key's) as kvm_stat applies its fields

@@ -56,6 +56,10 @@ struct watch {
 	uint32_t type_off, pid_off; /* common_type, common_pid in a record */
 	/* --anatomy (NULL: off): each source's split exits, as cur/last/total above */
 	struct stats_anatomy *an_cur[WATCH_NSRC], *an_last[WATCH_NSRC], *an_total[WATCH_NSRC];
+	/* --in-kernel (watch-inkernel.c): the kernel's hists instead of the events; NULL: off */
+	struct watch_ik *ik;
+	uint64_t ik_dropped; /* hist entries the kernel had no room for */
+	uint64_t ik_exits;   /* exits the kernel counted, since the start */
 };
 
 /* --slower-than: how many of the latest are kept (per source); past that in one poll, a count. */
@@ -76,8 +80,22 @@ struct watch_opts {
 	bool subkeys;
 	/* split each exit into its causes (stats.h, enum stats_part): the sched and irq events too */
 	bool anatomy;
+	/*
+	 * The kernel counts the exits and times them (hist triggers, a
+	 * synthetic event: live/khist.c); each poll with timeout 0 reads what
+	 * grew. Only the kvm_exit table; p99 and max to a power of two.
+	 */
+	bool in_kernel;
 };
 
+/* Can this kernel do in_kernel (hist triggers, synthetic events)? False with the reason. */
+bool watch_in_kernel_ok(char *why, size_t len);
+/*
+ * The fields of this kernel's kvm:kvm_exit that make its reason, as the
+ * exit tables name them (at most 2, the one that tells reasons apart best
+ * first): what khist.h keys on. 0 when no table fits the format.
+ */
+size_t watch_in_kernel_fields(const struct exit_types *types, const char **fields);
 /* NULL with a reason in errbuf. */
 struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen);
 int watch_start(struct watch *l);

@@ -145,4 +145,55 @@ int cli_parse_secs(const char *s, double lo, double hi, double *out, const char 
 /* -b KB: a per-CPU ring buffer size, 4 to 4194304 KB. */
 int cli_parse_buffer_kb(const char *s, unsigned *kb);
 
+/* record-stats.c: record --stats, a snapshot of KVM's own statistics (no tracing). */
+struct cli_record_stats {
+	const char *output;
+	const int32_t *pids; /* -p; NULL with cmd NULL: every VM (-a) */
+	size_t npids;
+	char **cmd;
+	double duration; /* -d, 0: none */
+	bool quiet;
+};
+/* The exit status: the command's (as record's), 1 after err(). */
+int cli_record_stats(const struct cli_record_stats *o);
+
+/* record-flight.c: record --flight, the flight recorder. */
+struct cli_record_flight {
+	const char *dir; /* -o DIR */
+	const int32_t *pids;
+	size_t npids;
+	char **cmd;
+	double duration;
+	unsigned buffer_kb;
+	double window_s, after_s;
+	uint64_t slow_ns;
+	double rate;
+	unsigned keep;
+	const char *const *types;
+	size_t ntypes;
+	bool quiet;
+};
+/* --flight SECONDS (30, 30s) or MB (64MB): one of *secs and *kb set. 0, or -1 after err(). */
+int cli_parse_flight(const char *s, double *secs, unsigned *kb);
+/* The exit status: the command's, 1 after err(). */
+int cli_record_flight(const struct cli_record_flight *o);
+
+/* record-khist.c: record --in-kernel FILE, the kernel's hists of the recording's own events. */
+struct live;
+struct khist;
+/* The triggers in c's instance (before live_start()); fields[2] get their key fields. NULL after err(). */
+struct khist *cli_khist_attach(struct live *c, const char *const *types, size_t ntypes,
+			       const char **fields, size_t *nfields);
+/* Reads the hists into FILE (JSON). 0, or -1 after err(). */
+int cli_khist_write(struct khist *h, const char *path, const char *const *fields, size_t nfields);
+
+/* cli-kstat.c: report and diff of record --stats snapshots. */
+struct render_opts;
+/* Is this input a snapshot (report/diff take the statistics path)? */
+bool cli_kstat_is(const char *path);
+/* report of one snapshot: table (default), json; per vCPU; --svg FILE. 0, or -1 after err(). */
+int cli_kstat_report(const char *path, bool json, bool per_vcpu, const char *svg);
+/* diff of two snapshots: every VM summed in each, side by side. 0, or -1 after err(). */
+int cli_kstat_diff(const char *a, const char *b, bool json);
+
 #endif

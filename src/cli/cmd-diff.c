@@ -258,6 +258,12 @@ static int run_diff(void *arg)
 	struct exit_types types;
 	int ret = 1, loaded = 0;
 
+	/* two snapshots of KVM's statistics (record --stats): their own comparison */
+	if (cli_kstat_is(o->path[0]) || cli_kstat_is(o->path[1])) {
+		if (o->svg || o->per_vcpu)
+			return err("--svg and --per-vcpu are about exits, not statistics snapshots"), 1;
+		return cli_kstat_diff(o->path[0], o->path[1], o->fmt == RENDER_JSON) < 0 ? 1 : 0;
+	}
 	if (o->svg) {
 		char e[512];
 

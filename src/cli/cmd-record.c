@@ -24,6 +24,7 @@
 #include "decode.h"
 #include "err.h"
 #include "exit-types.h"
+#include "khist.h"
 #include "live.h"
 #include "output.h"
 #include "procmap.h"
@@ -45,6 +46,15 @@ struct record_opts {
 	char **cmd; /* NULL-terminated, or NULL */
 	const char **add, **drop; /* -e EVENT, -e '!EVENT' */
 	size_t nadd, ndrop;
+	bool stats;	  /* --stats: a snapshot of KVM's statistics (record-stats.c) */
+	bool output_set;  /* -o given */
+	/* --flight: the flight recorder (record-flight.c); -o is its directory */
+	bool flight;
+	double flight_s, flight_after;
+	unsigned flight_kb, flight_keep;
+	uint64_t slow_ns;
+	double rate;
+	const char *khist_out; /* --in-kernel FILE */
 };
 
 /* What the page callback keeps: the writer and per-CPU counts for the summary. */
@@ -57,6 +67,9 @@ struct record_state {
 	int ncpus;
 	/* the threads seen in the pages: their processes, vCPUs, VM names (the file's map) */
 	struct procmap_learner *pm;
+	struct khist *kh; /* --in-kernel FILE */
+	const char *kfields[2];
+	size_t nkfields;
 };
 
 enum {
@@ -69,7 +82,14 @@ enum {
 	O_BUFFER,
 	O_TYPES,
 	O_QUIET,
-	O_ANATOMY
+	O_ANATOMY,
+	O_STATS,
+	O_FLIGHT,
+	O_FLIGHT_AFTER,
+	O_FLIGHT_KEEP,
+	O_SLOWER,
+	O_RATE,
+	O_IN_KERNEL,
 };
 
 static const struct cli_opt opts[] = {
@@ -91,12 +111,36 @@ static const struct cli_opt opts[] = {
 	    "sched_migrate_task, the interrupt handlers that interrupt\n"
 	    "them, kvm_halt_poll_ns (the kernel's pid filter keeps only\n"
 	    "those of the traced processes)"),
+    CLI_OPT("stats", 0, NULL, O_STATS,
+	    "no trace: KVM's own statistics of the VMs, read at the start\n"
+	    "and at the end, into a JSON snapshot (default\n"
+	    "kvm-exitstat.stats.json) that report and diff read"),
+    CLI_OPT("flight", 0, "SECS|MB", O_FLIGHT,
+	    "a flight recorder: the events kept in the ring buffer\n"
+	    "(overwrite mode), never read until a trigger; then the last\n"
+	    "SECS (or all a buffer of MB per CPU holds) and --flight-after\n"
+	    "go to a trace.dat in -o DIR (default .); SIGUSR1 triggers"),
+    CLI_OPT("flight-after", 0, "SECS", O_FLIGHT_AFTER,
+	    "the window after a trigger that is saved too (default 1)"),
+    CLI_OPT("flight-keep", 0, "N", O_FLIGHT_KEEP,
+	    "keep at most N saved files in DIR, the oldest removed\n(default 10)"),
+    CLI_OPT("slower-than", 0, "USEC", O_SLOWER,
+	    "--flight trigger: an exit slower than USEC (exit to entry,\n"
+	    "seen by the kernel itself: hist triggers)"),
+    CLI_OPT("rate-over", 0, "N", O_RATE,
+	    "--flight trigger: a VM making more than N exits per second\n"
+	    "(KVM's own counters, read once a second)"),
+    CLI_OPT("in-kernel", 0, "FILE", O_IN_KERNEL,
+	    "the kernel also counts and times the recorded exits (hist\n"
+	    "triggers, as top --in-kernel) in the same instance; its\n"
+	    "hists go to FILE (JSON) at the end, to compare"),
     {.lng = NULL},
 };
 
 static void init(void *arg)
 {
 	((struct record_opts *)arg)->output = "kvm-exitstat.dat";
+	((struct record_opts *)arg)->flight_after = -1; /* not given: 1 s */
 }
 
 /* -e SYSTEM:EVENT | SYSTEM:* | !SYSTEM:EVENT; whether it exists is live_new()'s to say. */
@@ -125,7 +169,43 @@ static int parse(void *arg, int id, const char *val, int value)
 	switch (id) {
 	case O_OUTPUT:
 		o->output = val;
+		o->output_set = true;
 		return 0;
+	case O_STATS:
+		o->stats = true;
+		return 0;
+	case O_IN_KERNEL:
+		o->khist_out = val;
+		return 0;
+	case O_FLIGHT:
+		o->flight = true;
+		return cli_parse_flight(val, &o->flight_s, &o->flight_kb);
+	case O_FLIGHT_AFTER:
+		return cli_parse_secs(val, 0, 3600, &o->flight_after, "--flight-after");
+	case O_FLIGHT_KEEP: {
+		unsigned long n;
+
+		if (cli_parse_ulong(val, 1, 100000, &n, "--flight-keep") < 0)
+			return -1;
+		o->flight_keep = (unsigned)n;
+		return 0;
+	}
+	case O_SLOWER: {
+		unsigned long us;
+
+		if (cli_parse_ulong(val, 1, 3600000000ul, &us, "--slower-than (us)") < 0)
+			return -1;
+		o->slow_ns = (uint64_t)us * 1000;
+		return 0;
+	}
+	case O_RATE: {
+		unsigned long n;
+
+		if (cli_parse_ulong(val, 1, 1000000000ul, &n, "--rate-over") < 0)
+			return -1;
+		o->rate = (double)n;
+		return 0;
+	}
 	case O_PID:
 		free(o->pids);
 		return cli_parse_pids(val, &o->pids, &o->npids);
@@ -169,6 +249,21 @@ static int operands(void *arg, int argc, char **argv)
 		return err("give only one of a command, -p PID and -a");
 	if (o->detach && (!o->cmd || !(o->duration > 0)))
 		return err("--detach goes with -d and a command");
+	if (o->stats && (o->detach || o->nadd || o->ndrop || o->buffer_kb || o->ntypes))
+		return err("--stats reads KVM's statistics: --detach, -e, -b and --exit-types "
+			   "are about traces");
+	if (o->stats && !o->output_set)
+		o->output = "kvm-exitstat.stats.json";
+	if (o->stats && o->flight)
+		return err("give --stats or --flight, not both");
+	if (!o->flight && (o->slow_ns || o->rate > 0 || o->flight_keep || o->flight_after >= 0))
+		return err("--slower-than, --rate-over, --flight-keep and --flight-after go with --flight");
+	if (o->flight && (o->detach || o->nadd || o->ndrop))
+		return err("--flight records the exit events: --detach and -e do not apply");
+	if (o->flight && !o->output_set)
+		o->output = ".";
+	if (o->khist_out && (o->stats || o->flight))
+		return err("--in-kernel FILE goes with a recording, not --stats or --flight");
 	return 0;
 }
 
@@ -544,6 +639,10 @@ static int start(struct record_opts *o, struct live **cp, struct record_state *s
 	st->w = dat_writer_new(o->output, st->ncpus, live_page_size(*cp), e, sizeof(e));
 	if (!st->w)
 		return err("%s", e);
+	/* before tracing starts: the hists switch the instance to the global clock */
+	if (o->khist_out && !(st->kh = cli_khist_attach(*cp, o->types, o->ntypes, st->kfields,
+							 &st->nkfields)))
+		return -1;
 	if (o->cmd) {
 		r->child = spawn_held(o->cmd, &gate);
 		if (r->child < 0)
@@ -579,6 +678,10 @@ static int finish(struct live *c, const struct record_opts *o, struct record_sta
 		ret = -1;
 	if (!ret)
 		finish_procmap(c, o, st, r, &ms);
+	if (!ret && st->kh && cli_khist_write(st->kh, o->khist_out, st->kfields, st->nkfields) < 0)
+		ret = -1;
+	khist_free(st->kh);
+	st->kh = NULL;
 	live_lost(c, &lost);
 	live_free(c);
 	if (!ret && dat_writer_finish(st->w, &ms.m, e, sizeof(e)) < 0)
@@ -614,11 +717,42 @@ static int run(void *arg)
 	struct live *c = NULL;
 	int ret = 1;
 
+	if (o->stats) {
+		struct cli_record_stats rs = {.output = o->output,
+					      .pids = o->npids ? o->pids : NULL,
+					      .npids = o->npids,
+					      .cmd = o->cmd,
+					      .duration = o->duration,
+					      .quiet = o->quiet};
+
+		return cli_record_stats(&rs);
+	}
+	if (o->flight) {
+		struct cli_record_flight rf = {
+		    .dir = o->output,
+		    .pids = o->npids ? o->pids : NULL,
+		    .npids = o->npids,
+		    .cmd = o->cmd,
+		    .duration = o->duration,
+		    /* SECS: a buffer that holds it at a busy VM's rate; MB: that */
+		    .buffer_kb = o->flight_kb ? o->flight_kb : o->buffer_kb ? o->buffer_kb : 16384,
+		    .window_s = o->flight_s,
+		    .after_s = o->flight_after >= 0 ? o->flight_after : 1,
+		    .slow_ns = o->slow_ns,
+		    .rate = o->rate,
+		    .keep = o->flight_keep ? o->flight_keep : 10,
+		    .types = o->types,
+		    .ntypes = o->ntypes,
+		    .quiet = o->quiet};
+
+		return cli_record_flight(&rf);
+	}
 	if (start(o, &c, &st, &r) == 0 && record_loop(c, o, &st, &r) == 0) {
 		/* The file first: the status is the command's only once it is written. */
 		ret = finish(c, o, &st, &r) < 0 ? 1 : command_status(&r);
 		c = NULL; /* finish() removed the instance */
 	}
+	khist_free(st.kh);
 	live_free(c);
 	if (r.child > 0 && !r.child_done && !r.detached) {
 		kill(r.child, SIGTERM);
@@ -628,6 +762,14 @@ static int run(void *arg)
 	procmap_learn_free(st.pm);
 	free(st.events);
 	return ret;
+}
+
+/* --stats: debugfs is root's; no tracefs, no tracepoints. --flight traces, as record does. */
+static unsigned needs_for(const void *arg)
+{
+	const struct record_opts *o = arg;
+
+	return o->stats ? CLI_NEEDS_ROOT : cli_cmd_record.needs;
 }
 
 static void done(void *arg)
@@ -654,5 +796,6 @@ const struct cli_cmd cli_cmd_record = {
     .run = run,
     .done = done,
     .needs = CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM | CLI_NEEDS_KVM_HOST,
+    .needs_for = needs_for,
     .flags = CLI_CMD_OPERANDS_END,
 };

@@ -572,6 +572,17 @@ static int run(void *arg)
 	struct input_result r;
 	int ret = 1;
 
+	/* a snapshot of KVM's statistics (record --stats): its own report */
+	if (o->ninputs && cli_kstat_is(o->inputs[0])) {
+		if (o->ninputs > 1 || o->slowest || o->per_vm || o->buckets)
+			return err("a statistics snapshot is reported alone, without --slowest, "
+				   "--per-vm or --buckets"),
+			       1;
+		return cli_kstat_report(o->inputs[0], o->ro.fmt == RENDER_JSON, o->per_vcpu,
+					o->svg) < 0
+			       ? 1
+			       : 0;
+	}
 	if (cli_load_exit_types(&types, o->types, o->ntypes) < 0)
 		goto out_types;
 	o->io.types = &types;

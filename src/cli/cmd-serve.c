@@ -12,8 +12,10 @@
 #include "bucket-map.h"
 #include "cli-local.h"
 #include "err.h"
+#include "flight.h"
 #include "live.h"
 #include "serve.h"
+#include "watch.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9477"
 
@@ -28,6 +30,9 @@ struct serve_args {
 	const char *inputs[16];
 	size_t ninputs;
 	bool buffer_set;
+	bool flight;
+	struct flight_opts fo; /* --flight and its options */
+	double flight_after;
 };
 
 enum {
@@ -46,6 +51,14 @@ enum {
 	O_INPUT,
 	O_WEB_CONFIG,
 	O_ANATOMY,
+	O_TRACE,
+	O_IN_KERNEL,
+	O_FLIGHT,
+	O_FLIGHT_DIR,
+	O_FLIGHT_AFTER,
+	O_FLIGHT_KEEP,
+	O_SLOWER,
+	O_RATE,
 };
 
 static const struct cli_opt opts[] = {
@@ -78,8 +91,27 @@ static const struct cli_opt opts[] = {
     CLI_OPT("exit-types", 0, "FILE", O_TYPES,
 	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
     CLI_OPT("anatomy", 0, NULL, O_ANATOMY,
-	    "also trace the sched and irq events: per reason, exit time by\n"
-	    "cause (kvm_exitstat_exit_cause_seconds_total)"),
+	    "trace the exits (as --trace) and the sched and irq events: per\n"
+	    "reason, exit time by cause (kvm_exitstat_exit_cause_seconds_total)"),
+    CLI_OPT("trace", 't', NULL, O_TRACE,
+	    "also trace every exit (exits and handling-time histograms\n"
+	    "per VM and reason); the default exports KVM's own\n"
+	    "statistics only, with no tracing at all"),
+    CLI_OPT("in-kernel", 0, NULL, O_IN_KERNEL,
+	    "as --trace, but the kernel counts and times the exits (hist\n"
+	    "triggers): no event is streamed; power-of-two buckets"),
+    CLI_OPT("flight", 0, "SECS|MB", O_FLIGHT,
+	    "a flight recorder beside (record --flight): POST /flight,\n"
+	    "SIGUSR1, --slower-than or --rate-over save its window in\n"
+	    "--flight-dir; kvm_exitstat_flight_saves_total counts them"),
+    CLI_OPT("flight-dir", 0, "DIR", O_FLIGHT_DIR, "where --flight saves (default .)"),
+    CLI_OPT("flight-after", 0, "SECS", O_FLIGHT_AFTER,
+	    "the window after a trigger saved too (default 1)"),
+    CLI_OPT("flight-keep", 0, "N", O_FLIGHT_KEEP, "keep at most N saved files (default 10)"),
+    CLI_OPT("slower-than", 0, "USEC", O_SLOWER,
+	    "--flight trigger: an exit slower than USEC (seen by the kernel)"),
+    CLI_OPT("rate-over", 0, "N", O_RATE,
+	    "--flight trigger: a VM making more than N exits per second"),
     {.lng = NULL},
 };
 
@@ -88,7 +120,9 @@ static void init(void *arg)
 	struct serve_args *a = arg;
 
 	*a = (struct serve_args){
-	    .o = {.interval = 1.0, .keep_gone = 300, .max_rows = 4096, .version = cli_version}};
+	    .o = {.interval = 1.0, .keep_gone = 300, .max_rows = 4096, .version = cli_version},
+	    .fo = {.dir = ".", .keep = 10},
+	    .flight_after = -1};
 }
 
 static int parse(void *arg, int id, const char *val, int value)
@@ -143,6 +177,35 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_WEB_CONFIG:
 		a->o.web_config = val;
 		return 0;
+	case O_TRACE:
+		a->o.trace = true;
+		return 0;
+	case O_IN_KERNEL:
+		a->o.in_kernel = true;
+		return 0;
+	case O_FLIGHT:
+		a->flight = true;
+		return cli_parse_flight(val, &a->fo.window_s, &a->fo.buffer_kb);
+	case O_FLIGHT_DIR:
+		a->fo.dir = val;
+		return 0;
+	case O_FLIGHT_AFTER:
+		return cli_parse_secs(val, 0, 3600, &a->flight_after, "--flight-after");
+	case O_FLIGHT_KEEP:
+		if (cli_parse_ulong(val, 1, 100000, &v, "--flight-keep") < 0)
+			return -1;
+		a->fo.keep = (unsigned)v;
+		return 0;
+	case O_SLOWER:
+		if (cli_parse_ulong(val, 1, 3600000000ul, &v, "--slower-than (us)") < 0)
+			return -1;
+		a->fo.slow_ns = (uint64_t)v * 1000;
+		return 0;
+	case O_RATE:
+		if (cli_parse_ulong(val, 1, 1000000000ul, &v, "--rate-over") < 0)
+			return -1;
+		a->fo.rate = (double)v;
+		return 0;
 	}
 	return -1;
 }
@@ -159,10 +222,45 @@ static int operands(void *arg, int argc, char **argv)
 		return err("-i FILE is read once: -g, --buffer and --interval are for tracing");
 	if (a->o.web_config && !a->o.listen && a->o.textfile)
 		return err("--web-config is for --listen (the textfile is a file)");
+	if (a->o.trace && a->o.in_kernel)
+		return err("give --trace or --in-kernel, not both");
+	if (a->o.anatomy && a->o.in_kernel)
+		return err("--anatomy splits each streamed exit: give --trace, not --in-kernel");
+	/* the anatomy is of traced exits: it traces them */
+	if (a->o.anatomy)
+		a->o.trace = true;
+	if (!a->flight && (a->fo.slow_ns || a->fo.rate > 0 || a->flight_after >= 0))
+		return err("--slower-than, --rate-over and --flight-after go with --flight");
+	if (!a->o.trace && !a->o.in_kernel && a->o.buckets_name)
+		return err("--buckets is about traced exits: give --trace");
+	if (a->o.in_kernel && a->o.buckets_name)
+		return err("--buckets needs the detail events streamed: give --trace");
+	if (a->ninputs && (a->o.trace || a->o.in_kernel || a->flight))
+		return err("-i FILE is read once: --trace, --in-kernel and --flight are for live hosts");
 	if (!a->o.listen && !a->o.textfile)
 		a->o.listen = DEFAULT_LISTEN;
 	if (!a->interval_set && !a->o.listen)
 		a->o.interval = 15;
+	return 0;
+}
+
+/* --flight: what it records (every table's exit and entry events) and its triggers. */
+static int setup_flight(struct serve_args *a, const struct exit_types *types)
+{
+	struct flight_opts *f = &a->fo;
+	size_t n;
+
+	f->events = (const char *const *)exit_types_event_names(types, 0, &n);
+	f->nevents = n;
+	f->pids = a->o.pids;
+	f->npids = a->o.npids;
+	f->after_s = a->flight_after >= 0 ? a->flight_after : 1;
+	if (!f->buffer_kb)
+		f->buffer_kb = a->o.buffer_kb ? a->o.buffer_kb : 16384;
+	f->tag = "flight";
+	if (f->slow_ns && !(f->nfields = watch_in_kernel_fields(types, f->fields)))
+		return err("--slower-than: no exit table names this kernel's kvm:kvm_exit fields");
+	a->o.flight = f;
 	return 0;
 }
 
@@ -184,6 +282,18 @@ static int run(void *arg)
 	a->o.types = &types;
 	a->o.inputs = a->inputs;
 	a->o.ninputs = a->ninputs;
+	if (a->flight && setup_flight(a, &types) < 0)
+		goto out;
+	/* --in-kernel where the kernel cannot: one line, and every exit streamed instead */
+	if (a->o.in_kernel) {
+		char why[256];
+
+		if (!watch_in_kernel_ok(why, sizeof(why))) {
+			err_info("kvm-exitstat: --in-kernel: %s; streaming every exit instead\n", why);
+			a->o.in_kernel = false;
+			a->o.trace = true;
+		}
+	}
 	/* A fleet's exporter keeps serving on such a host (its scrapes say so too), but not silently. */
 	if (!a->ninputs && !live_kvm_host()) {
 		char e[400];
@@ -193,16 +303,21 @@ static int run(void *arg)
 	}
 	ret = serve_run(&a->o);
 out:
+	exit_types_event_names_free((char **)a->fo.events, a->fo.nevents);
+	a->fo.events = NULL;
 	exit_types_free(&types);
 	return ret;
 }
 
-/* Reading recordings needs nothing of tracing. */
+/* Reading recordings needs nothing of tracing; KVM's own statistics alone: debugfs is
+ * root's, no tracefs, no tracepoints. */
 static unsigned needs_for(const void *arg)
 {
 	const struct serve_args *a = arg;
 
-	return a->ninputs ? 0 : CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM;
+	if (a->ninputs)
+		return 0;
+	return a->o.trace || a->o.in_kernel || a->flight ? cli_cmd_serve.needs : CLI_NEEDS_ROOT;
 }
 
 static void done(void *arg)
@@ -217,11 +332,13 @@ const struct cli_cmd cli_cmd_serve = {
     .name = "serve",
     .usage = "[--listen ADDR] [--textfile DIR] [options]\n-i FILE [--listen ADDR] [--textfile DIR] [options]",
     .summary = "Prometheus exporter: exits and handling times per VM, over HTTP or a textfile",
-    .about = "A Prometheus exporter: exits, handling-time and time-in-guest histograms per VM\n"
-	     "(VMM process) and exit reason, on GET /metrics (Prometheus text or OpenMetrics)\n"
-	     "and/or in DIR/kvm_exitstat.prom for node_exporter's textfile collector. Needs\n"
-	     "root; traces in a private tracefs instance. With -i FILE: a recording's metrics,\n"
-	     "made once, without tracing. Metrics: kvm-exitstat-serve(1).",
+    .about = "A Prometheus exporter: KVM's own statistics per VM (debugfs, no tracing: the\n"
+	     "default), and with --trace or --in-kernel exits, handling-time and time-in-guest\n"
+	     "histograms per VM (VMM process) and exit reason, on GET /metrics (Prometheus\n"
+	     "text or OpenMetrics) and/or in DIR/kvm_exitstat.prom for node_exporter's\n"
+	     "textfile collector. Needs root; traces in a private tracefs instance. With\n"
+	     "-i FILE: a recording's metrics, made once, without tracing. Metrics:\n"
+	     "kvm-exitstat-serve(1).",
     .opts = opts,
     .size = sizeof(struct serve_args),
     .init = init,
@@ -229,5 +346,6 @@ const struct cli_cmd cli_cmd_serve = {
     .operands = operands,
     .run = run,
     .done = done,
+    .needs = CLI_NEEDS_ROOT | CLI_NEEDS_TRACEFS | CLI_NEEDS_KVM,
     .needs_for = needs_for,
 };

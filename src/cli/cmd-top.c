@@ -24,6 +24,7 @@ struct top_args {
 	size_t ntypes;
 	regex_t fields_re; /* -f, compiled here once; the view and the log use it */
 	bool has_fields_re;
+	bool stats; /* --stats: KVM's own statistics, no tracing (ui_kstat_run) */
 };
 
 static const char *const sources[] = {"auto", "exits", "userspace", NULL};
@@ -52,6 +53,8 @@ enum {
 	O_ALL_EVENTS,
 	O_WIDTH,
 	O_ANATOMY,
+	O_STATS,
+	O_IN_KERNEL,
 };
 
 static const struct cli_opt opts[] = {
@@ -96,6 +99,14 @@ static const struct cli_opt opts[] = {
 	    "also trace the sched and irq events and split each exit into\n"
 	    "its causes: a CAUSE column, the part most of a reason's time\n"
 	    "went to (key a shows or hides it)"),
+    CLI_OPT("stats", 0, NULL, O_STATS,
+	    "KVM's own statistics per VM with rates (kvm_stat -d), no\n"
+	    "tracing: debugfs, and the statistics fds a VMM holds; -f\n"
+	    "matches statistic names"),
+    CLI_OPT("in-kernel", 0, NULL, O_IN_KERNEL,
+	    "the kernel counts exits and keeps the exit -> entry latency\n"
+	    "histogram (hist triggers); read each interval, no event\n"
+	    "is streamed (p99 and max: power-of-two buckets)"),
     {.lng = NULL},
 };
 
@@ -177,6 +188,12 @@ static int parse(void *arg, int id, const char *val, int value)
 		return 0;
 	case O_WIDTH:
 		return cli_parse_width(val, &a->o.width);
+	case O_STATS:
+		a->stats = true;
+		return 0;
+	case O_IN_KERNEL:
+		a->o.in_kernel = true;
+		return 0;
 	}
 	return -1;
 }
@@ -195,6 +212,14 @@ static int operands(void *arg, int argc, char **argv)
 		return err("give -c or --json, not both");
 	if (a->o.all_events && a->o.times)
 		return err("--times goes with exits: events are counted, not timed (--all-events)");
+	if (a->stats && (a->o.all_events || a->o.buckets_name || a->o.slower_ns || a->o.times ||
+			 a->o.log_file || a->o.in_kernel || a->o.source != UI_SOURCE_AUTO))
+		return err("--stats reads KVM's statistics: --all-events, --buckets, --slower-than, "
+			   "--times, -L, --in-kernel and --source are about traced exits");
+	if (a->o.in_kernel && (a->o.all_events || a->o.buckets_name || a->o.slower_ns ||
+			       a->o.source == UI_SOURCE_USERSPACE))
+		return err("--in-kernel counts kvm_exit in the kernel: --all-events, --buckets, "
+			   "--slower-than and --source userspace need the events streamed");
 	if (a->o.fields && strcmp(a->o.fields, "help")) {
 		if (ui_fields_regcomp(&a->fields_re, a->o.fields))
 			return err("'%s' is not a regular expression", a->o.fields);
@@ -226,7 +251,7 @@ static int run(void *arg)
 
 	if (cli_load_exit_types(&types, a->types, a->ntypes) < 0)
 		goto out;
-	if (a->o.fields && !strcmp(a->o.fields, "help")) {
+	if (a->o.fields && !strcmp(a->o.fields, "help") && !a->stats) {
 		list_fields(&types);
 		ret = 0;
 		goto out;
@@ -241,7 +266,7 @@ static int run(void *arg)
 	a->o.guest = a->guest;
 	a->o.types = &types;
 	a->o.width = cli_out_width(a->o.width);
-	ret = ui_top_run(&a->o);
+	ret = a->stats ? ui_kstat_run(&a->o) : ui_top_run(&a->o);
 out:
 	exit_types_free(&types);
 	return ret;
@@ -252,6 +277,8 @@ static unsigned needs_for(const void *arg)
 {
 	const struct top_args *a = arg;
 
+	if (a->stats) /* debugfs is root's; no tracefs, no tracepoints */
+		return CLI_NEEDS_ROOT;
 	return a->o.fields && !strcmp(a->o.fields, "help") ? 0 : cli_cmd_top.needs;
 }
 

@@ -171,3 +171,36 @@ void prom_end(struct prom_w *w)
 	if (w->om)
 		fputs("# EOF\n", w->f);
 }
+
+void prom_sample_f(struct prom_w *w, const struct prom_label *l, size_t nl, double v)
+{
+	char buf[40];
+
+	prom_fmt_double(buf, sizeof(buf), v);
+	fputs(w->fam, w->f);
+	if (w->type == PROM_COUNTER)
+		fputs("_total", w->f);
+	put_labels(w, l, nl, NULL);
+	fprintf(w->f, " %s\n", buf);
+}
+
+void prom_histogram_le(struct prom_w *w, const struct prom_label *l, size_t nl, const double *le,
+		       size_t nle, const uint64_t *counts)
+{
+	uint64_t cum = 0;
+	char b[40];
+
+	for (size_t i = 0; i <= nle; i++) {
+		cum += counts[i];
+		if (i < nle)
+			prom_fmt_double(b, sizeof(b), le[i]);
+		else
+			snprintf(b, sizeof(b), "+Inf");
+		fprintf(w->f, "%s_bucket", w->fam);
+		put_labels(w, l, nl, b);
+		fprintf(w->f, " %llu\n", (unsigned long long)cum);
+	}
+	fprintf(w->f, "%s_count", w->fam);
+	put_labels(w, l, nl, NULL);
+	fprintf(w->f, " %llu\n", (unsigned long long)cum);
+}

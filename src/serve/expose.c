@@ -52,17 +52,14 @@ static void counters(struct prom_w *w, const struct serve_meta *m, uint64_t capp
 	prom_family(w, "kvm_exitstat_build", PROM_INFO, NULL,
 		    "kvm-exitstat version and how the rows are keyed (bucket map, per vCPU).");
 	prom_sample(w, info, 3, 1);
-	prom_family(w, "kvm_exitstat_events", PROM_COUNTER, NULL,
-		    "Trace events read from the kernel, of every kind.");
-	prom_sample(w, NULL, 0, m->live.events);
-	prom_family(w, "kvm_exitstat_lost_events", PROM_COUNTER, NULL,
-		    "Trace events the kernel dropped (ring buffer full); exits around them are "
-		    "counted, not timed.");
-	prom_sample(w, NULL, 0, m->live.lost);
-	prom_family(w, "kvm_exitstat_capped_exits", PROM_COUNTER, NULL,
-		    "Exits counted in the overflow row (pid=\"other\") because the label-set cap "
-		    "was reached.");
-	prom_sample(w, NULL, 0, capped);
+	if (m->flight) {
+		prom_family(w, "kvm_exitstat_flight_saves", PROM_COUNTER, NULL,
+			    "Flight-recorder windows saved as trace.dat files (serve --flight).");
+		prom_sample(w, NULL, 0, m->flight_saves);
+		prom_family(w, "kvm_exitstat_flight_triggers", PROM_COUNTER, NULL,
+			    "Flight-recorder triggers (slow exit, exit rate, SIGUSR1, POST /flight).");
+		prom_sample(w, NULL, 0, m->flight_triggers);
+	}
 	if (m->http) {
 		prom_family(w, "kvm_exitstat_scrapes", PROM_COUNTER, NULL,
 			    "GET /metrics answered, by exposition format (counted up to the "
@@ -77,14 +74,28 @@ static void counters(struct prom_w *w, const struct serve_meta *m, uint64_t capp
 		prom_sample(w, (struct prom_label[]){{"reason", "address"}}, 1, m->dropped[1]);
 		prom_sample(w, (struct prom_label[]){{"reason", "full"}}, 1, m->dropped[2]);
 	}
+	prom_family(w, "kvm_exitstat_collector_success", PROM_GAUGE, NULL,
+		    "1 when the collector can see KVM's exits (traced: the kvm_exit or "
+		    "kvm_userspace_exit tracepoint on, and /dev/kvm or a kvm module; untraced: "
+		    "KVM's own statistics read), 0 when it cannot: no series then means no "
+		    "data, not no exits.");
+	prom_sample(w, NULL, 0, m->sees_kvm);
+	if (m->untraced)
+		return;
+	prom_family(w, "kvm_exitstat_events", PROM_COUNTER, NULL,
+		    "Trace events read from the kernel, of every kind.");
+	prom_sample(w, NULL, 0, m->live.events);
+	prom_family(w, "kvm_exitstat_lost_events", PROM_COUNTER, NULL,
+		    "Trace events the kernel dropped (ring buffer full); exits around them are "
+		    "counted, not timed.");
+	prom_sample(w, NULL, 0, m->live.lost);
+	prom_family(w, "kvm_exitstat_capped_exits", PROM_COUNTER, NULL,
+		    "Exits counted in the overflow row (pid=\"other\") because the label-set cap "
+		    "was reached.");
+	prom_sample(w, NULL, 0, capped);
 	prom_family(w, "kvm_exitstat_label_sets", PROM_GAUGE, NULL,
 		    "Label sets exposed (exit reasons and time-in-guest rows of every VM).");
 	prom_sample(w, NULL, 0, rows);
-	prom_family(w, "kvm_exitstat_collector_success", PROM_GAUGE, NULL,
-		    "1 when the collector can see KVM's exits (the kvm_exit or "
-		    "kvm_userspace_exit tracepoint on, and /dev/kvm or a kvm module), 0 when "
-		    "it cannot: no series then means no data, not no exits.");
-	prom_sample(w, NULL, 0, m->sees_kvm);
 }
 
 /* The process_* families every Prometheus client library exports. */
@@ -129,12 +140,21 @@ static void exits(struct prom_w *w, const struct serve_series *const *r, size_t 
 	}
 }
 
-static void hists(struct prom_w *w, const struct serve_series *const *r, size_t n, bool per_vcpu,
-		  bool guest)
+static void hists(struct prom_w *w, const struct serve_store *s, const struct serve_meta *m,
+		  const struct serve_series *const *r, size_t n, bool guest)
 {
+	bool per_vcpu = m->per_vcpu;
 	struct labels b;
 
-	if (guest)
+	if (m->in_kernel && guest)
+		return; /* the kernel times exits only */
+	if (m->in_kernel)
+		prom_family(w, "kvm_exitstat_inkernel_exit_duration_seconds", PROM_HISTOGRAM,
+			    "seconds",
+			    "Exit handling time, exit to the thread's next entry, as the kernel "
+			    "keeps it (--in-kernel: its power-of-two buckets, each holding (le/2, "
+			    "le]); exits still waiting for their entry are not counted yet.");
+	else if (guest)
 		prom_family(w, "kvm_exitstat_time_in_guest_seconds", PROM_HISTOGRAM, "seconds",
 			    "Time from entering the guest to its next exit (TIMEINGUEST).");
 	else
@@ -145,7 +165,8 @@ static void hists(struct prom_w *w, const struct serve_series *const *r, size_t 
 		if (r[i]->k.guest != guest)
 			continue;
 		labels_of(&b, r[i], per_vcpu);
-		prom_histogram(w, b.l, b.n, serve_le_ns, SERVE_NLE, r[i]->bucket, r[i]->sum_ns);
+		prom_histogram(w, b.l, b.n, serve_store_bounds(s), SERVE_NLE, r[i]->bucket,
+			       r[i]->sum_ns);
 	}
 }
 
@@ -172,21 +193,25 @@ static void causes(struct prom_w *w, const struct serve_series *const *r, size_t
 int serve_expose(struct serve_store *s, const struct serve_meta *m, bool openmetrics, char **buf,
 		 size_t *len)
 {
-	const struct serve_series *const *r;
-	size_t n = serve_store_rows(s, &r);
+	const struct serve_series *const *r = NULL;
+	size_t n = s ? serve_store_rows(s, &r) : 0;
 	FILE *f = open_memstream(buf, len);
 	struct prom_w w;
 
 	if (!f)
 		return -1;
 	prom_start(&w, f, openmetrics);
-	counters(&w, m, serve_store_capped(s), n);
+	counters(&w, m, s ? serve_store_capped(s) : 0, n);
 	process(&w, &m->proc);
-	exits(&w, r, n, m->per_vcpu);
-	hists(&w, r, n, m->per_vcpu, false);
-	hists(&w, r, n, m->per_vcpu, true);
-	if (m->anatomy)
-		causes(&w, r, n, m->per_vcpu);
+	if (s) {
+		exits(&w, r, n, m->per_vcpu);
+		hists(&w, s, m, r, n, false);
+		hists(&w, s, m, r, n, true);
+		if (m->anatomy)
+			causes(&w, r, n, m->per_vcpu);
+	}
+	if (m->kstats)
+		serve_expose_kstat(&w, m->kstats);
 	prom_end(&w);
 	if (fclose(f) != 0) {
 		free(*buf);

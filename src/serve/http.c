@@ -84,6 +84,8 @@ struct serve_http {
 	int wake;		 /* eventfd: a request asked for a fresh page */
 	unsigned port;
 	const struct serve_webconfig *wc; /* TLS and users, or NULL */
+	atomic_bool flight;	 /* POST /flight is answered (serve --flight) */
+	atomic_ullong flights;	 /* POST /flight requests, for the collector to take */
 };
 
 static void page_put(void *cls)
@@ -282,6 +284,9 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	    fd ? serve_guard_open(h->guard, fd->connect_fd, addr ? addr->client_addr : NULL) : NULL;
 }
 
+/* *con_cls of a POST /flight whose headers were seen (not an ask: never freed). */
+static int post_seen;
+
 /* A request answered (or given up): the connection may send the next one. */
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
@@ -289,9 +294,34 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	struct serve_http *h = cls;
 
 	(void)toe;
-	free(*con_cls); /* never a waiting one: those are resumed first */
+	/* a GET's struct ask (never a waiting one: those are resumed first); a POST's marker */
+	if (*con_cls != &post_seen)
+		free(*con_cls);
 	*con_cls = NULL;
 	serve_guard_answered(h->guard, conn_of(c));
+}
+
+/*
+ * POST /flight: the flight recorder saves its window (serve --flight). A
+ * POST comes in two calls at least (the headers, then the end of its body,
+ * which is read and ignored): answered at the last; the collector saves.
+ */
+static enum MHD_Result flight(struct serve_http *h, struct MHD_Connection *c, size_t *upload_len,
+			      void **con_cls)
+{
+	if (!atomic_load(&h->flight))
+		return reply(c, MHD_HTTP_NOT_FOUND, "no flight recorder here (serve --flight)\n",
+			     NULL);
+	if (!*con_cls) {
+		*con_cls = &post_seen;
+		return MHD_YES;
+	}
+	if (*upload_len) {
+		*upload_len = 0;
+		return MHD_YES;
+	}
+	atomic_fetch_add(&h->flights, 1);
+	return reply(c, MHD_HTTP_ACCEPTED, "flight recorder: the window is being saved\n", NULL);
 }
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
@@ -307,6 +337,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	serve_guard_answering(h->guard, conn_of(c));
 	if (serve_http_auth(M, h->wc, c, &denied) < 0)
 		return denied;
+	if (!strcmp(url, "/flight"))
+		return strcmp(method, MHD_HTTP_METHOD_POST)
+			       ? reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "POST only\n", "POST")
+			       : flight(cls, c, upload_len, con_cls);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only\n", "GET, HEAD");
 	if (*upload_len)
@@ -473,6 +507,16 @@ void serve_http_woken(struct serve_http *h)
 	if (read(h->wake, &n, sizeof(n)) < 0) {
 		/* EAGAIN: nothing asked since the last time */
 	}
+}
+
+void serve_http_enable_flight(struct serve_http *h)
+{
+	atomic_store(&h->flight, true);
+}
+
+uint64_t serve_http_flights(struct serve_http *h)
+{
+	return atomic_exchange(&h->flights, 0);
 }
 
 void serve_http_publish(struct serve_http *h, uint64_t answers, struct serve_page *text,

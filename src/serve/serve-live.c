@@ -32,7 +32,8 @@ struct serve_live *serve_live_new(const struct serve_opts *o, char *errbuf, size
 				  .buffer_kb = o->buffer_kb,
 				  .types = o->types,
 				  .buckets = o->buckets,
-				  .anatomy = o->anatomy};
+				  .anatomy = o->anatomy,
+				  .in_kernel = o->in_kernel};
 	struct serve_live *s = xcalloc(1, sizeof(*s));
 
 	s->l = watch_new(&lo, errbuf, errlen);

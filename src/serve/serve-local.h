@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <microhttpd.h>
+#include "prom.h"
 #include "serve.h"
 #include "stats.h"
 
@@ -83,6 +84,8 @@ int serve_file_load(const struct serve_opts *o, void (*fn)(const struct serve_ro
  */
 #define SERVE_NLE 24
 extern const uint64_t serve_le_ns[SERVE_NLE];
+/* --in-kernel: 2^7 .. 2^30 ns, the kernel's .log2 buckets (each le holds (le/2, le]). */
+extern const uint64_t serve_le_log2_ns[SERVE_NLE];
 
 /* The label set of one row of the store. */
 struct serve_key {
@@ -120,6 +123,9 @@ void serve_store_retire(struct serve_store *s, double now, double keep,
 size_t serve_store_rows(struct serve_store *s, const struct serve_series *const **rows);
 /* Exits counted in the overflow row (the cap was reached). */
 uint64_t serve_store_capped(const struct serve_store *s);
+/* The histograms' bounds (SERVE_NLE of them): serve_le_ns, or another set before any add. */
+void serve_store_set_bounds(struct serve_store *s, const uint64_t *le_ns);
+const uint64_t *serve_store_bounds(const struct serve_store *s);
 
 /* ------------------------------------------------------------------------ */
 /* process.c: the exporter's own process, the Prometheus client libraries' process_* */
@@ -141,10 +147,17 @@ int serve_process_read(struct serve_process *p);
 /* ------------------------------------------------------------------------ */
 /* expose.c */
 
+struct kstat_view;
+
 struct serve_meta {
 	const char *version;
 	bool sees_kvm; /* kvm_exitstat_collector_success */
 	struct serve_process proc;
+	bool untraced;	/* no traced exits (serve without --trace/--in-kernel): no store */
+	bool in_kernel; /* its histograms are the kernel's (other bounds, another name) */
+	const struct kstat_view *kstats; /* KVM's own statistics per VM, or NULL */
+	bool flight;			 /* a flight recorder runs: */
+	uint64_t flight_saves, flight_triggers;
 	const char *buckets; /* the bucket map's name, or NULL */
 	bool per_vcpu;
 	bool anatomy; /* the cause counters */
@@ -154,9 +167,12 @@ struct serve_meta {
 	uint64_t dropped[3];		   /* connections dropped, by enum serve_drop (below) */
 };
 
-/* The whole page into a malloc'd buffer. 0, or -1 (out of memory). */
+/* The whole page into a malloc'd buffer (s NULL: no traced exits). 0, or -1 (out of memory). */
 int serve_expose(struct serve_store *s, const struct serve_meta *m, bool openmetrics, char **buf,
 		 size_t *len);
+
+/* expose-kstat.c: KVM's own statistics, a family per statistic (kvm-exitstat-serve(1)). */
+void serve_expose_kstat(struct prom_w *w, const struct kstat_view *v);
 
 /* gzip.c: in gzip'd into *out (malloc'd). 0 or -1. */
 int serve_gzip(const char *in, size_t len, char **out, size_t *outlen);
@@ -267,6 +283,10 @@ void serve_http_tick(struct serve_http *h);
  */
 void serve_http_publish(struct serve_http *h, uint64_t answers, struct serve_page *text,
 			struct serve_page *om);
+/* POST /flight is answered from now on (202), each one counted for the collector. */
+void serve_http_enable_flight(struct serve_http *h);
+/* POST /flight requests since the last call. */
+uint64_t serve_http_flights(struct serve_http *h);
 /* Stops the server thread and closes every connection. */
 void serve_http_stop(struct serve_http *h);
 

@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "err.h"
+#include "flight.h"
+#include "kvmstats.h"
 #include "live.h"
 #include "outfile.h"
 #include "serve-local.h"
@@ -34,6 +36,9 @@ struct serve {
 	uint64_t answered; /* HTTP requests a page was made for */
 	struct serve_live_counts file; /* serve -i: the inputs' counts */
 	char path[4096];
+	struct kvmstats *ks;	  /* KVM's own statistics, or NULL */
+	struct kstat_reading kr;  /* their last reading */
+	struct flight *fl;	  /* serve --flight, or NULL */
 };
 
 static double now_s(void)
@@ -114,14 +119,29 @@ static int render(struct serve *s, bool http, bool file)
 	struct serve_page text, om = {0};
 	int ret = 0;
 
+	struct kstat_view *kv = s->ks ? kstat_view_new(kvmstats_schema(s->ks), NULL, &s->kr,
+						       s->o->per_vcpu ? KSTAT_VIEW_VCPUS : 0,
+						       NULL, NULL)
+				      : NULL;
+
+	m.kstats = kv;
+	m.untraced = !s->store;
+	if (s->fl) {
+		m.flight = true;
+		m.flight_saves = flight_saves(s->fl);
+		m.flight_triggers = flight_triggers(s->fl);
+	}
+	m.in_kernel = s->o->in_kernel;
 	if (s->live) {
 		const char *why;
 
 		serve_live_counts(s->live, &m.live);
 		m.sees_kvm = serve_live_sees_kvm(s->live, &why);
-	} else {
+	} else if (s->o->ninputs) {
 		m.live = s->file;
 		m.sees_kvm = true; /* the inputs had KVM events, or loading them failed */
+	} else {
+		m.sees_kvm = s->ks != NULL; /* KVM's own statistics are all we export */
 	}
 	serve_process_read(&m.proc);
 	if (s->http) {
@@ -129,28 +149,81 @@ static int render(struct serve *s, bool http, bool file)
 		serve_http_served(s->http, &m.scrapes_text, &m.scrapes_om);
 		serve_http_dropped(s->http, m.dropped);
 	}
-	if (make_page(s, &m, false, gz, &text) < 0)
+	if (make_page(s, &m, false, gz, &text) < 0) {
+		kstat_view_free(kv);
 		return -1;
+	}
 	if (file)
 		ret = write_textfile(s, text.buf, text.len);
 	if (!http) {
 		free(text.buf);
 		free(text.gz);
+		kstat_view_free(kv);
 		return ret;
 	}
 	if (serve_http_wants_openmetrics(s->http) && make_page(s, &m, true, gz, &om) < 0)
 		om = (struct serve_page){0};
+	kstat_view_free(kv);
 	serve_http_publish(s->http, answers, &text, &om);
 	s->answered = answers;
 	return ret;
 }
 
-/* The interval's samples into the store; gone VMs retired. */
+/*
+ * The interval's samples into the store; gone VMs retired. KVM's statistics
+ * read anew (a VM's values are its counts since it started: nothing to add
+ * up); a reading that fails keeps the last one and is said on stderr.
+ */
 static int fold(struct serve *s)
 {
-	if (serve_live_tick(s->live, add_row, s->store) < 0)
-		return err_errno("reading the trace buffers");
-	serve_store_retire(s->store, now_s(), s->o->keep_gone, vm_gone, s->live);
+	char e[512];
+
+	if (s->live) {
+		if (serve_live_tick(s->live, add_row, s->store) < 0)
+			return err_errno("reading the trace buffers");
+		serve_store_retire(s->store, now_s(), s->o->keep_gone, vm_gone, s->live);
+	}
+	if (s->ks) {
+		struct kstat_reading r = {0};
+
+		if (kvmstats_read(s->ks, &r, e, sizeof(e)) < 0) {
+			err_info("kvm-exitstat: %s\n", e);
+			return 0;
+		}
+		kstat_reading_free(&s->kr);
+		s->kr = r;
+	}
+	return 0;
+}
+
+/* The flight recorder's turn: its requests (SIGUSR1, POST /flight), its triggers, a save. */
+static void fly(struct serve *s)
+{
+	const char *saved;
+	char e[512];
+
+	if (!s->fl)
+		return;
+	if (live_usr1_taken())
+		flight_trigger(s->fl, "signal");
+	if (s->http && serve_http_flights(s->http))
+		flight_trigger(s->fl, "http");
+	if (flight_tick(s->fl, &saved, e, sizeof(e)) < 0)
+		err_info("kvm-exitstat: flight recorder: %s\n", e);
+	else if (saved)
+		err_info("kvm-exitstat: flight recorder: saved %s\n", saved);
+}
+
+/* Waits in the collector, or (no tracing) with the same signal policy. */
+static int wait_for(struct serve *s, int ms)
+{
+	if (s->live)
+		return serve_live_poll(s->live, ms);
+	/* a scrape's page made at once, not at the next tick */
+	if (s->http)
+		live_sleep_on(serve_http_wake_fd(s->http), ms);
+	else
+		live_sleep(ms);
 	return 0;
 }
 
@@ -159,12 +232,13 @@ static int loop(struct serve *s)
 	double next = now_s() + s->o->interval;
 
 	while (!live_stop_requested()) {
-		if (serve_live_poll(s->live, wait_ms(next)) < 0)
+		if (wait_for(s, wait_ms(next)) < 0)
 			return err_errno("reading the trace buffers");
 		if (s->http) {
 			serve_http_woken(s->http);
 			serve_http_tick(s->http);
 		}
+		fly(s);
 		/* A scrape waits for a page made from what was read until now. */
 		if (s->http && serve_http_pending(s->http) > s->answered &&
 		    (fold(s) < 0 || render(s, true, false) < 0))
@@ -190,14 +264,15 @@ static int loop(struct serve *s)
 static int loop_file(struct serve *s)
 {
 	while (s->http && !live_stop_requested()) {
-		if (live_wait(TICK_MS) < 0)
-			return err_errno("waiting");
+		live_sleep_on(serve_http_wake_fd(s->http), TICK_MS);
+		serve_http_woken(s->http);
 		if (serve_http_pending(s->http) > s->answered && render(s, true, false) < 0)
 			return -1;
 	}
 	return 0;
 }
 
+/* Tracing: the exits streamed, or counted and timed in the kernel (--in-kernel). */
 static int start_collector(struct serve *s)
 {
 	char e[512];
@@ -207,6 +282,26 @@ static int start_collector(struct serve *s)
 		return err("%s", e);
 	if (serve_live_start(s->live) < 0)
 		return err_errno("cannot start tracing");
+	s->store = serve_store_new(s->o->max_rows, s->o->per_vcpu);
+	if (s->o->in_kernel)
+		serve_store_set_bounds(s->store, serve_le_log2_ns);
+	return 0;
+}
+
+static int start_flight(struct serve *s)
+{
+	char e[512];
+
+	if (live_usr1_install() < 0)
+		return err_errno("cannot install signal handlers");
+	s->fl = flight_new(s->o->flight, e, sizeof(e));
+	if (!s->fl)
+		return err("flight recorder: %s", e);
+	if (flight_start(s->fl) < 0)
+		return err_errno("flight recorder: cannot start tracing");
+	err_info("kvm-exitstat: flight recorder running: SIGUSR1 or POST /flight saves its "
+		 "window in %s\n",
+		 s->o->flight->dir);
 	return 0;
 }
 
@@ -228,6 +323,42 @@ static int start_http(struct serve *s)
 	return 0;
 }
 
+/*
+ * KVM's own statistics: exported whatever else is. Without tracing they are
+ * all there is, so a KVM host where they cannot be read is an error; with
+ * tracing, or on a host without KVM (a fleet's exporter keeps serving there,
+ * cli/cmd-serve.c has said why), a line on stderr.
+ */
+static int setup_kstats(struct serve *s)
+{
+	struct kvmstats_opts ko = {.pids = s->o->pids, .npids = s->o->npids};
+	char e[512];
+
+	s->ks = kvmstats_new(&ko, e, sizeof(e));
+	if (s->ks)
+		return 0;
+	if (!s->o->trace && !s->o->in_kernel && live_kvm_host())
+		return err("%s", e);
+	err_info("kvm-exitstat: KVM's own statistics are not exported: %s\n", e);
+	return 0;
+}
+
+/* What is exported: a recording's metrics (-i), or KVM's statistics and what is traced. */
+static int start_sources(struct serve *s)
+{
+	if (s->o->ninputs) {
+		s->store = serve_store_new(s->o->max_rows, s->o->per_vcpu);
+		return serve_file_load(s->o, add_row, s->store, &s->file);
+	}
+	if (setup_kstats(s) < 0)
+		return -1;
+	if ((s->o->trace || s->o->in_kernel) && start_collector(s) < 0)
+		return -1;
+	if (s->o->flight && start_flight(s) < 0)
+		return -1;
+	return fold(s);
+}
+
 static int setup(struct serve *s)
 {
 	if (s->o->textfile && snprintf(s->path, sizeof(s->path), "%s/%s", s->o->textfile,
@@ -244,16 +375,13 @@ static int setup(struct serve *s)
 	}
 	if (live_signals_install() < 0)
 		return err_errno("cannot install signal handlers");
-	s->store = serve_store_new(s->o->max_rows, s->o->per_vcpu);
-	if (s->o->ninputs) {
-		if (serve_file_load(s->o, add_row, s->store, &s->file) < 0)
-			return -1;
-	} else if (start_collector(s) < 0) {
+	if (start_sources(s) < 0)
 		return -1;
-	}
 	/* After the signal mask is set: the server thread inherits it and never takes them. */
 	if (s->o->listen && start_http(s) < 0)
 		return -1;
+	if (s->fl && s->http)
+		serve_http_enable_flight(s->http);
 	if (s->live && s->http)
 		serve_live_set_wake(s->live, serve_http_wake_fd(s->http));
 	if (s->o->textfile && !s->o->ninputs)
@@ -271,6 +399,9 @@ int serve_run(const struct serve_opts *o)
 	serve_http_stop(s.http);
 	serve_webconfig_free(s.wc);
 	serve_live_free(s.live);
+	flight_free(s.fl);
 	serve_store_free(s.store);
+	kstat_reading_free(&s.kr);
+	kvmstats_free(s.ks);
 	return ret < 0 ? 1 : 0;
 }

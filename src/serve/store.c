@@ -25,6 +25,13 @@ const uint64_t serve_le_ns[SERVE_NLE] = {
     8192000, 16384000, 32768000, 65536000, 131072000, 262144000, 524288000, 1048576000,
 };
 
+/* --in-kernel: the kernel's .log2 buckets, 2^7 .. 2^30 ns: each holds (le/2, le] */
+const uint64_t serve_le_log2_ns[SERVE_NLE] = {
+    1ull << 7,	1ull << 8,  1ull << 9,	1ull << 10, 1ull << 11, 1ull << 12, 1ull << 13, 1ull << 14,
+    1ull << 15, 1ull << 16, 1ull << 17, 1ull << 18, 1ull << 19, 1ull << 20, 1ull << 21, 1ull << 22,
+    1ull << 23, 1ull << 24, 1ull << 25, 1ull << 26, 1ull << 27, 1ull << 28, 1ull << 29, 1ull << 30,
+};
+
 struct vm_state {
 	int32_t pid;
 	double gone_at; /* 0: running */
@@ -41,6 +48,7 @@ struct serve_store {
 	size_t nvms, cvms;
 	uint64_t capped;
 	const char *other_vm, *other_reason;
+	const uint64_t *le; /* the histograms' bounds: serve_le_ns unless set */
 };
 
 static uint64_t key_hash(const struct serve_key *k)
@@ -68,7 +76,18 @@ struct serve_store *serve_store_new(size_t max_rows, bool per_vcpu)
 	s->per_vcpu = per_vcpu;
 	s->other_vm = intern("other");
 	s->other_reason = intern("OTHER");
+	s->le = serve_le_ns;
 	return s;
+}
+
+void serve_store_set_bounds(struct serve_store *s, const uint64_t *le_ns)
+{
+	s->le = le_ns;
+}
+
+const uint64_t *serve_store_bounds(const struct serve_store *s)
+{
+	return s->le;
 }
 
 void serve_store_free(struct serve_store *s)
@@ -137,12 +156,13 @@ static struct serve_series *get(struct serve_store *s, const struct serve_key *k
 	return *p;
 }
 
-static void add_times(struct serve_series *se, const struct stats_acc *a)
+static void add_times(const struct serve_store *s, struct serve_series *se,
+		      const struct stats_acc *a)
 {
 	se->timed += a->count;
 	se->sum_ns += a->sum;
 	/* Summary-only rows have no histogram; live rows always do. */
-	stats_acc_fold(a, serve_le_ns, SERVE_NLE, se->bucket);
+	stats_acc_fold(a, s->le, SERVE_NLE, se->bucket);
 }
 
 void serve_store_add(struct serve_store *s, const struct serve_row *r)
@@ -174,7 +194,7 @@ void serve_store_add(struct serve_store *s, const struct serve_row *r)
 	se = get(s, &k, vm);
 	if (!r->guest)
 		se->exits += r->acc->count + r->acc->untimed;
-	add_times(se, r->acc);
+	add_times(s, se, r->acc);
 	if (r->has_parts) {
 		se->has_parts = true;
 		for (int p = 0; p < STATS_NPARTS; p++)

@@ -6,6 +6,7 @@
  * on every host for histogram_quantile() to aggregate them). A bound that
  * is a bucket edge splits nothing, so the fold moves no sample.
  */
+#include <math.h>
 #include "stats-local.h"
 #include "stats.h"
 
@@ -74,4 +75,20 @@ int stats_acc_add_bucket(struct stats_acc *a, uint64_t lo, uint64_t n)
 		a->hist = hist_new();
 	hist_add_n(a->hist, lo, n);
 	return 0;
+}
+
+void stats_acc_add_log2(struct stats_acc *a, int k, uint64_t n, uint64_t sum)
+{
+	/* the kernel's .log2 bucket 2^k holds (2^(k-1), 2^k]; "2^0" holds 0 and 1 */
+	uint64_t lo = k <= 0 ? 0 : 1ull << (k - 1), hi = k <= 0 ? 1 : 1ull << k;
+	struct stats_acc b;
+
+	if (!n || k > 63)
+		return;
+	stats_acc_init(&b);
+	stats_acc_set_summary(&b, n, k <= 0 ? 0 : lo + 1, hi, sum, NAN);
+	/* at the bucket's lower edge: a fold on 2^j bounds puts them in le = 2^k */
+	stats_acc_add_bucket(&b, lo, n);
+	stats_acc_merge(a, &b);
+	stats_acc_free(&b);
 }

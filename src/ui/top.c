@@ -197,6 +197,13 @@ int ui_top_run(const struct ui_top_opts *o)
 	struct utsname un;
 	int ret;
 
+	/* --in-kernel where the kernel cannot: said in one line, and every exit streamed */
+	if (o->in_kernel && !watch_in_kernel_ok(e, sizeof(e)))
+		err_info("kvm-exitstat: --in-kernel: %s; streaming every exit instead\n", e);
+	else
+		lo.in_kernel = o->in_kernel;
+	if (lo.in_kernel)
+		lo.subkeys = false;
 	gethostname(host, sizeof(host) - 1);
 	if (uname(&un) < 0)
 		snprintf(un.machine, sizeof(un.machine), "?");

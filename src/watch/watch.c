@@ -38,6 +38,7 @@
 #include "intern.h"
 #include "pair.h"
 #include "ring.h"
+#include "watch-local.h"
 #include "watch.h"
 
 /* Sub-keys kept per reason (times threads); the rest go to one "other" row. */
@@ -282,9 +283,9 @@ struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
 {
 	struct watch *l = xcalloc(1, sizeof(*l));
 	struct evlist ev = {0};
-	struct live_opts co = {.buffer_kb = o->buffer_kb};
+	struct live_opts co = {.buffer_kb = o->buffer_kb, .triggers_only = o->in_kernel};
 
-	ev.names = exit_types_event_names(o->types, view_needs(o), &ev.n);
+	ev.names = exit_types_event_names(o->types, o->in_kernel ? 0 : view_needs(o), &ev.n);
 	if (o->anatomy)
 		anatomy_events(&ev);
 	co.events = (const char *const *)ev.names;
@@ -293,6 +294,7 @@ struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
 	co.npids = o->npids;
 	l->c = live_new(&co, errbuf, errlen);
 	if (!l->c || setup_decoder(l, o->types, &ev, errbuf, errlen) < 0 ||
+	    (o->in_kernel && watch_ik_setup(l, o, errbuf, errlen) < 0) ||
 	    (o->all_events && watch_count_all(l, errbuf, errlen) < 0)) {
 		exit_types_event_names_free(ev.names, ev.n);
 		watch_free(l);
@@ -354,6 +356,8 @@ static int run_feed(struct watch *l)
 
 int watch_poll(struct watch *l, int timeout_ms)
 {
+	if (l->ik)
+		return watch_ik_poll(l, timeout_ms);
 	if (live_read(l->c, timeout_ms, on_page, l) < 0)
 		return -1;
 	/* Partial pages too, so that every CPU is drained up to now (see above). */
@@ -386,11 +390,15 @@ void watch_tick(struct watch *l, double dt)
 	 * flags only say that something was lost, the instance says how much. */
 	if (live_lost(l->c, &lost) == 0)
 		l->lost = lost >= l->lost_base ? lost - l->lost_base : 0;
+	l->lost += l->ik_dropped;
 }
 
 void watch_thread_gone(struct watch *l, int32_t tid)
 {
-	pair_end_thread(l->p, tid);
+	if (l->ik)
+		watch_ik_thread_gone(l, tid);
+	else
+		pair_end_thread(l->p, tid);
 }
 
 void watch_reset(struct watch *l)
@@ -421,7 +429,7 @@ void watch_counts(const struct watch *l, uint64_t *exits, uint64_t *uexits)
 	struct pair_counts n;
 
 	pair_get_counts(l->p, &n);
-	*exits = n.exits;
+	*exits = l->ik ? l->ik_exits : n.exits;
 	*uexits = n.uexits;
 }
 
@@ -429,7 +437,8 @@ void watch_free(struct watch *l)
 {
 	if (!l)
 		return;
-	/* The instance first: it must not outlive us whatever else fails. */
+	/* Our triggers, then the instance: it must not outlive us whatever else fails. */
+	watch_ik_free(l);
 	live_free(l->c);
 	pair_free(l->p);
 	feed_free(l->feed);

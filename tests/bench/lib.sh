@@ -66,6 +66,7 @@ in_lab() {
 	echo "$1: no /dev/kvm here: run inside the lab host (QEMU TCG: absolute times are TCG's, far slower than a real host's; compare the observers' ratios to each other, all measured in the same guest)"
 	O=$O KES=$KES EXITGEN=$EXITGEN BENCH_DIR=$d CSV=$d/results.csv sh tests/lab/host.sh --quiet --out "$d" --env O --env KES \
 		--env EXITGEN --env BENCH_DIR --env CSV --env IO_LIVE --env N_LIVE --env IO_SERVE --env N_SERVE \
+		--env IO_INK --env N_INK \
 		-- sh "tests/bench/$1.sh" || echo "($1 in the lab host failed: rc $?)"
 	[ -f "$d/results.csv" ] && sed "s/\$/ (lab host)/" "$d/results.csv" >>"$CSV"
 	return 0

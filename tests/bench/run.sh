@@ -8,13 +8,15 @@
 #   compressed  v7 + zstd: CPU, wall, peak RSS at 1/4/16 M events (compressed.sh)
 #   live        record and top -l vs perf record and bpftrace (live.sh)
 #   serve       the exporter: collector CPU per exit, bytes per scrape (serve.sh)
+#   inkernel    counts and latency per exit: streamed, in-kernel hists, bpftrace;
+#               the flight recorder's steady cost (inkernel.sh)
 # The output starts with "date, load avg, kernel, cores" and the last commit
 # of src/ and include/ (the code measured; "+changes" when the work tree
 # differs), and ends with the load average after; build/bench/results.csv
 # has every row (header.csv the run's header). Recordings are cached in build/bench: a rerun takes
 # about 3 minutes, the first about 5.
 #
-# Env: O, KES, EXITGEN; BENCH_GROUPS (default "report stages compressed live serve");
+# Env: O, KES, EXITGEN; BENCH_GROUPS (default "report stages compressed live serve inkernel");
 # each script's own knobs (SIZES, N_REPORT, IO_LIVE, ...).
 O=${O:-build}
 KES=${KES:-./kvm-exitstat}
@@ -23,7 +25,7 @@ BENCH_DIR=${BENCH_DIR:-$O/bench}
 CSV=$BENCH_DIR/results.csv
 export O KES EXITGEN BENCH_DIR CSV
 . tests/bench/lib.sh
-BENCH_GROUPS=${BENCH_GROUPS:-report stages compressed live serve}
+BENCH_GROUPS=${BENCH_GROUPS:-report stages compressed live serve inkernel}
 mkdir -p "$BENCH_DIR"
 for t in "$RUSAGE" "$WORDSUM" "$DATCOUNT"; do
 	[ -x "$t" ] || { echo "bench: $t missing (run it through make bench)"; exit 1; }

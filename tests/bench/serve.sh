@@ -35,7 +35,7 @@ one() {
 	E=$!
 	wait_for "$T/eg" '^exitgen: pid'
 	rm -f "$T/ru"
-	"$RUSAGE" -o "$T/ru" -- "$KES" serve -p "$E" --listen 127.0.0.1:0 --interval 1 2>"$T/err" &
+	"$RUSAGE" -o "$T/ru" -- "$KES" serve --trace -p "$E" --listen 127.0.0.1:0 --interval 1 2>"$T/err" &
 	R=$!
 	wait_for "$T/err" serving
 	P=$(port_of "$T/err")
@@ -76,7 +76,7 @@ for v in 1 2; do
 done
 sleep 30 &
 S=$!
-"$RUSAGE" -o "$T/ru" -- "$KES" serve -p $S --listen 127.0.0.1:0 --interval 1 2>"$T/err" &
+"$RUSAGE" -o "$T/ru" -- "$KES" serve --trace -p $S --listen 127.0.0.1:0 --interval 1 2>"$T/err" &
 R=$!
 wait_for "$T/err" serving
 sleep 10

@@ -45,7 +45,7 @@ E=$!
 PIDS="$PIDS $E"
 wait_line "$TMP/eg.out" '^exitgen: pid'
 SP=$(free_port)
-"$KES" serve -p "$E" --listen "127.0.0.1:$SP" --interval 0.5 2>"$TMP/serve.err" &
+"$KES" serve --trace -p "$E" --listen "127.0.0.1:$SP" --interval 0.5 2>"$TMP/serve.err" &
 PIDS="$PIDS $!"
 wait_line "$TMP/serve.err" 'serving'
 kill -USR1 $E

@@ -6,8 +6,8 @@
 # 10,000 connections. Every scrape must be answered, those after the burst
 # within 100 ms; a request that trickles within the bounds is dropped at its
 # deadline. Before the fix no scrape was answered while the attack lasted.
-# Needs root and tracefs (serve traces; no KVM needed: nothing is asserted
-# about exits). Ports are free ones; every process started here is killed.
+# Needs root (serve's default traces nothing: KVM's own statistics, none on a
+# host without KVM; nothing is asserted about exits). Ports are free ones; every process started here is killed.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (serve traces)"
 command -v python3 >/dev/null 2>&1 || skip "needs python3"

@@ -52,7 +52,7 @@ E=$!
 PIDS="$PIDS $E"
 wait_line "$TMP/eg.out" '^exitgen: pid'
 
-"$KES" serve -p "$E" --listen 127.0.0.1:0 --interval 0.5 --keep-gone 20 2>"$TMP/serve.err" &
+"$KES" serve --trace -p "$E" --listen 127.0.0.1:0 --interval 0.5 --keep-gone 20 2>"$TMP/serve.err" &
 S=$!
 bg
 wait_line "$TMP/serve.err" 'serving'
@@ -282,7 +282,7 @@ cp "$EXITGEN" "$TMP/e\"g\\x"
 E2=$!
 PIDS="$PIDS $E2"
 wait_line "$TMP/eg2.out" '^exitgen: pid'
-"$KES" serve -a --textfile "$TMP/tf" --interval 0.3 2>"$TMP/serve2.err" &
+"$KES" serve --trace -a --textfile "$TMP/tf" --interval 0.3 2>"$TMP/serve2.err" &
 S2=$!
 bg
 # "writing" comes once serve traces: then exitgen may start (a fixed 3 s delay
@@ -292,7 +292,7 @@ wait_line "$TMP/serve2.err" 'writing'
 # host it may find exitgen's 2 s over, "no process", and never reach the
 # FIFO; the lab host once had serve exit 1 without the FIFO's message)
 mkfifo "$TMP/fifo/kvm_exitstat.prom"
-"$KES" serve -p "$E2" --textfile "$TMP/fifo" --interval 0.3 2>"$TMP/serve3.err" &
+"$KES" serve --trace -p "$E2" --textfile "$TMP/fifo" --interval 0.3 2>"$TMP/serve3.err" &
 S3=$!
 bg
 kill -USR1 $E2

@@ -55,7 +55,7 @@ vg "report --svg of the recording" 0 "$KES" report -i "$TMP/rec.dat" --svg "$TMP
 # serve: its HTTP threads, a scrape (text, OpenMetrics, gzip), SIGTERM
 "$EXITGEN" --io 100 --start-delay 10000 --quiet >/dev/null 2>&1 &
 E=$!
-$VG "$KES" serve -p $E --listen 127.0.0.1:0 --interval 0.2 >"$TMP/out" 2>"$TMP/err" &
+$VG "$KES" serve --trace -p $E --listen 127.0.0.1:0 --interval 0.2 >"$TMP/out" 2>"$TMP/err" &
 S=$!
 i=0
 while ! grep -q 'port [0-9]' "$TMP/err" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done

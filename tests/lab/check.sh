@@ -144,6 +144,37 @@ tracecmd() {
 
 # ---- once per boot -----------------------------------------------------------
 
+# KVM's own statistics (record --stats) around a recording of the same run:
+# their increase against trace-cmd's text of the trace: exits = the exit
+# event's lines, and where the kernel has them, halt_exits (x86) = hlt exits,
+# wfi_exit_stat (arm64) = WFx traps, hvc_exit_stat = HVC64 traps.
+kstat() {
+	[ -f "$S/kstat.rc" ] || return 0
+	eq "record --stats around record: exit status ($(head -c 200 "$S/kstat.err"))" "$(cat "$S/kstat.rc")" 0
+	trace-cmd report "$S/kstat.dat" 2>/dev/null >"$S/kstat.txt"
+	python3 - "$S/kstat.json" "$S/kstat.txt" " ${EXIT_EVENT#*/}: " >"$S/kstat.cmp" 2>&1 <<'PY'
+import json, re, sys
+snap = json.load(open(sys.argv[1]))
+vms = [v for v in snap["readings"][-1]["vms"] if v["created_within"]]
+if len(vms) != 1:
+    print("vms", len(vms)); sys.exit(0)
+v = vms[0]["values"]
+text = [l for l in open(sys.argv[2], errors="replace") if sys.argv[3] in l]
+print("exits", v.get("exits", "-"), len(text))
+pairs = (("halt_exits", r"reason (EXIT_)?(HLT|hlt) "), ("wfi_exit_stat", r"\(WFx\)"),
+         ("hvc_exit_stat", r"\(HVC64\)"))
+for name, rx in pairs:
+    if name in v:
+        print(name, v[name], sum(1 for l in text if re.search(rx, l)))
+PY
+	while read -r name a b; do
+		case $name in
+		vms) bad "record --stats: one VM made within, got $a" ;;
+		*) eq "record --stats: KVM's $name = the trace's (trace-cmd)" "$a" "$b" ;;
+		esac
+	done <"$S/kstat.cmp"
+}
+
 toplevel() {
 	before=$(cat "$S/toplevel.before")
 	after=$(cat "$S/toplevel.after")
@@ -232,6 +263,7 @@ if [ -n "$first" ]; then
 	toplevel
 fi
 losses
+kstat
 eq "tracefs instances left in the guest" "$(cat "$S/instances.end" 2>/dev/null)" ""
 eq "guest steps killed after hanging (share/timeouts, hang-dmesg.txt)" "$(cat "$S/timeouts" 2>/dev/null)" ""
 # Steps rerun because exitgen itself saw its guest go astray (guest/run.sh):

@@ -91,7 +91,7 @@ def scrape(src):
                 break
             data += b
         s.close()
-        ok = data.startswith(b"HTTP/1.1 200") and b"kvm_exitstat_events_total" in data
+        ok = data.startswith(b"HTTP/1.1 200") and b"kvm_exitstat_build_info" in data
         return t0, (time.monotonic() - t0) if ok else None, data[:40]
     except OSError as e:
         return t0, None, str(e)

@@ -129,6 +129,12 @@ static void usage(const char *prog)
 	      "  --vmm-log FILE  each userspace exit's time in the VMM, by exitgen's clock\n"
 	      "                  (CLOCK_MONOTONIC around KVM_RUN): 'VCPU REASON NS' lines in\n"
 	      "                  order, written at the end\n"
+	      "  --stats-fd      hold the VM's and each vCPU's KVM_GET_STATS_FD open for the\n"
+	      "                  whole run, as QEMU does for its vCPUs (other processes can\n"
+	      "                  then read KVM's binary statistics through pidfd_getfd)\n"
+	      "  --slow-exit N:US vCPU 0 handles its N-th userspace exit (from 1) US\n"
+	      "                  microseconds late (a sleep before KVM_RUN again): one exit\n"
+	      "                  whose exit -> entry time is known to be at least US\n"
 	      "  --inject port|read|hlt  test exitgen itself: each pass starts with a\n"
 	      "                  deliberate surprise (a wrong port, an MMIO read, an extra\n"
 	      "                  halt); the run must then fail with exit status 1\n"
@@ -205,6 +211,8 @@ enum {
 	OPT_MMIO_DELAY,
 	OPT_VMM_LOG,
 	OPT_HLT_US,
+	OPT_STATS_FD,
+	OPT_SLOW_EXIT,
 	OPT_HELP
 };
 
@@ -236,9 +244,26 @@ static const struct option long_opts[] = {
     {"mmio-delay-us", required_argument, NULL, OPT_MMIO_DELAY},
     {"vmm-log", required_argument, NULL, OPT_VMM_LOG},
     {"hlt-us", required_argument, NULL, OPT_HLT_US},
+    {"stats-fd", no_argument, NULL, OPT_STATS_FD},
+    {"slow-exit", required_argument, NULL, OPT_SLOW_EXIT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+
+/* --slow-exit N:US */
+static void parse_slow(struct eg_opts *o, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	char n[24];
+
+	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof(n))
+		die(EXIT_USAGE, "--slow-exit: '%s' is not N:US", arg);
+	snprintf(n, sizeof(n), "%.*s", (int)(colon - arg), arg);
+	o->slow_exit = parse_uint("--slow-exit N", n, UINT64_MAX);
+	o->slow_us = parse_uint("--slow-exit US", colon + 1, 10000000);
+	if (!o->slow_exit)
+		die(EXIT_USAGE, "--slow-exit: N counts from 1");
+}
 
 static void parse_op(struct eg_opts *o, int op, const char *arg)
 {
@@ -302,6 +327,12 @@ static void parse_one(struct eg_opts *o, int c, const char *arg, int *pv, long l
 	case OPT_GIVE_UP:
 		o->give_up = parse_seconds("--give-up", arg);
 		break;
+	case OPT_STATS_FD:
+		o->stats_fd = true;
+		break;
+	case OPT_SLOW_EXIT:
+		parse_slow(o, arg);
+		break;
 	case OPT_NAME: /* only there to be read from /proc/PID/cmdline, as QEMU's -name is */
 		break;
 	case OPT_HOG:
@@ -364,6 +395,16 @@ static int open_kvm(void)
 	return fd;
 }
 
+/* --stats-fd: the fd stays open until exit, for other processes to find in /proc. */
+static int stats_fd_of(int fd, const char *what)
+{
+	int sfd = ioctl(fd, KVM_GET_STATS_FD, NULL);
+
+	if (sfd < 0)
+		die(EXIT_USAGE, "KVM_GET_STATS_FD (%s): %s", what, strerror(errno));
+	return sfd;
+}
+
 static void setup_vm(struct eg_vm *vm, const struct eg_opts *o)
 {
 	struct kvm_userspace_memory_region region = {0};
@@ -386,6 +427,7 @@ static void setup_vm(struct eg_vm *vm, const struct eg_opts *o)
 	if (sz < (int)sizeof(struct kvm_run))
 		die(EXIT_USAGE, "KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
 	vm->run_size = sz;
+	vm->stats_fd = o->stats_fd ? stats_fd_of(vm->vm_fd, "VM") : -1;
 	if (eg_guest.vm_init)
 		eg_guest.vm_init(vm, o);
 }
@@ -399,6 +441,7 @@ static void setup_vcpu(struct eg_vm *vm, struct eg_vcpu *v, const struct eg_opts
 	v->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
 	if (v->run == MAP_FAILED)
 		die(EXIT_USAGE, "mmap kvm_run: %s", strerror(errno));
+	v->stats_fd = o->stats_fd ? stats_fd_of(v->fd, "vCPU") : -1;
 	eg_guest.vcpu_init(vm, v, o);
 }
 
@@ -566,6 +609,19 @@ static void vmm_time(struct eg_vcpu *v, uint32_t reason, uint64_t at, uint64_t e
 	v->vlog[v->nvlog++] = (struct eg_vmm_rec){end - at, reason};
 }
 
+/*
+ * --slow-exit: vCPU 0's N-th userspace exit (KVM_EXIT_INTR included: every
+ * KVM_RUN return counts) waits before KVM_RUN is called again, so its kvm_exit
+ * -> kvm_entry time (and its userspace exit's handling time) is at least US.
+ */
+static void slow_exit(struct eg_vcpu *v, uint32_t reason)
+{
+	if (!g_opts->slow_exit || v->id != 0 || ++v->nreturns != g_opts->slow_exit)
+		return;
+	pause_us(g_opts->slow_us);
+	v->slow_reason = (int)reason;
+}
+
 static void *vcpu_main(void *arg)
 {
 	struct eg_vcpu *v = arg;
@@ -605,6 +661,7 @@ static void *vcpu_main(void *arg)
 			/* A signal (a wfi's wake-up, a tracer) ended KVM_RUN: KVM_EXIT_INTR. */
 			if (errno == EINTR) {
 				v->n.exits[KVM_EXIT_INTR]++;
+				slow_exit(v, KVM_EXIT_INTR);
 				continue;
 			}
 			if (errno == EAGAIN)
@@ -614,6 +671,7 @@ static void *vcpu_main(void *arg)
 		count_exit(v);
 		if (v->run->exit_reason == KVM_EXIT_MMIO && g_opts->mmio_delay_us)
 			spin_us(g_opts->mmio_delay_us);
+		slow_exit(v, v->run->exit_reason);
 		if (eg_guest.handle_exit(v, g_opts) != EG_PASS_DONE)
 			continue;
 		v->n.passes++;
@@ -723,7 +781,11 @@ static void print_vcpu(const struct eg_vcpu *v, uint64_t shown)
 	if (vmm_clock(g_opts))
 		printf(" vmm_ns_mmio %" PRIu64 " vmm_ns_io %" PRIu64, v->n.vmm_ns[KVM_EXIT_MMIO],
 		       v->n.vmm_ns[KVM_EXIT_IO]);
-	printf(" passes %" PRIu64 "\n", v->n.passes);
+	printf(" passes %" PRIu64, v->n.passes);
+	if (v->slow_reason >= 0)
+		printf(" slow_exit %" PRIu64 " %s %u", g_opts->slow_exit,
+		       eg_exit_name((uint32_t)v->slow_reason), g_opts->slow_us);
+	putchar('\n');
 }
 
 static int report(const struct eg_vm *vm, const struct eg_opts *o, uint64_t elapsed_us)
@@ -790,6 +852,7 @@ static void start_vcpus(struct eg_vm *vm, const struct eg_opts *o)
 
 		v->id = i;
 		v->gate = &vm->gate;
+		v->slow_reason = -1;
 		setup_vcpu(vm, v, o);
 		if (pthread_create(&v->thread, NULL, vcpu_main, v))
 			die(EXIT_USAGE, "pthread_create failed");

@@ -60,6 +60,9 @@ struct eg_opts {
 	unsigned int mmio_delay_us; /* --mmio-delay-us: the VMM takes this long per MMIO exit */
 	const char *vmm_log;	    /* --vmm-log FILE: each userspace exit's time in the VMM */
 	unsigned int hlt_us;	    /* --hlt-us: each hlt woken by a timer this long after it */
+	bool stats_fd;	     /* --stats-fd: hold KVM_GET_STATS_FD fds open, as QEMU does */
+	uint64_t slow_exit;  /* --slow-exit N:US: vCPU 0's N-th userspace exit (1-based; 0: none) */
+	unsigned int slow_us; /* ... is handled US microseconds late */
 	enum eg_inject { INJ_NONE, INJ_PORT, INJ_READ, INJ_HLT } inject;
 };
 
@@ -81,6 +84,7 @@ struct eg_vm;
 struct eg_vcpu {
 	unsigned int id;
 	int fd;
+	int stats_fd; /* --stats-fd: this vCPU's KVM_GET_STATS_FD, else -1 */
 	struct kvm_run *run;
 	pid_t tid;
 	pthread_t thread;
@@ -88,6 +92,8 @@ struct eg_vcpu {
 	pthread_barrier_t *gate;
 	struct eg_vm *vm;
 	struct eg_counts n;
+	uint64_t nreturns; /* KVM_RUN returns, for --slow-exit */
+	int slow_reason;   /* the slowed exit's KVM_EXIT_* (-1: none yet) */
 	void *priv; /* the guest's own per-vCPU state */
 	struct eg_vmm_rec *vlog; /* --vmm-log's records, written at the end */
 	size_t nvlog, capvlog;
@@ -95,6 +101,7 @@ struct eg_vcpu {
 
 struct eg_vm {
 	int kvm_fd, vm_fd;
+	int stats_fd; /* --stats-fd: the VM's KVM_GET_STATS_FD, else -1 */
 	size_t run_size;
 	uint8_t *mem; /* guest RAM, eg_guest.mem_size bytes at eg_guest.mem_gpa */
 	struct eg_vcpu *vcpus;

@@ -303,6 +303,19 @@ if [ -n "${LOSS_ARGS:-}" ]; then
 	rm -f /tmp/d.dat
 fi
 
+# KVM's own statistics around a recording of the first workload's run
+# (record --stats around record): check.sh compares the counters with the
+# trace's kvm_exit lines. Where debugfs has no kvm/, said in kstat.err.
+read -r kname kargs <<EOF
+$(echo "$WORKLOADS" | awk 'NF { print; exit }')
+EOF
+# shellcheck disable=SC2086
+g kvm-exitstat record --stats -q -o kstat.json -- kvm-exitstat record -q -o /tmp/kstat.dat -- \
+	exitgen $kargs >kstat.exitgen 2>kstat.err
+echo $? >kstat.rc
+cp /tmp/kstat.dat kstat.dat 2>/dev/null
+rm -f /tmp/kstat.dat
+
 ls $T/instances >instances.end
 cat $T/buffer_size_kb >toplevel.end
 dmesg >dmesg.txt
