@@ -12,6 +12,7 @@ enum input_kind {
 	INPUT_REPORT_JSON, /* our own `report -f json`, with its histograms (merges exactly) */
 	INPUT_PERF_DATA,   /* perf record's perf.data: read through `perf script` */
 	INPUT_PEER_REPORT, /* perf kvm stat / kvm_stat / bcc kvmexit output (input/peertext.c) */
+	INPUT_KSTAT_JSON,  /* record --stats: KVM's own statistics, reported apart (cli-kstat.c) */
 };
 
 /*

@@ -23,8 +23,6 @@ struct kstatjson {
 
 /* Does the file start like a snapshot (its "kind" within the first bytes)? */
 bool kstatjson_sniff(const char *buf, size_t len);
-/* Is the file at path one? False when it cannot be read. */
-bool kstatjson_is(const char *path);
 /* 0, or -1 with a one-line reason in errbuf. */
 int kstatjson_load(const char *path, struct kstatjson *out, char *errbuf, size_t errlen);
 void kstatjson_free(struct kstatjson *k);

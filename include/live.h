@@ -204,11 +204,6 @@ bool live_kernel_pid_exists(int32_t kpid);
 int live_signals_install(void);
 void live_signals_child(void);
 bool live_stop_requested(void);
-/*
- * Waits up to timeout_ms for a stopping signal (nothing else): a command
- * with nothing to collect (serve -i) that must still end on one. 0, or -1.
- */
-int live_wait(int timeout_ms);
 /* The stopping signal number, 0 if none. */
 int live_stop_signal(void);
 /* True once after each SIGCHLD. */

@@ -108,6 +108,11 @@ struct input_result {
 	char **warnings;
 	size_t nwarnings;
 	/*
+	 * input_load() failed, saying nothing, because the input is a snapshot
+	 * of KVM's statistics (record --stats): report and diff take it apart.
+	 */
+	bool kstat_snapshot;
+	/*
 	 * The hosts the inputs were recorded on (a trace.dat's UNAME option, a
 	 * JSON report's "hosts"), interned, each once, in the order found.
 	 */

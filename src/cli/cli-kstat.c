@@ -14,11 +14,6 @@
 #include "outfile.h"
 #include "render.h"
 
-bool cli_kstat_is(const char *path)
-{
-	return kstatjson_is(path);
-}
-
 static int load(const char *path, struct kstatjson *k)
 {
 	char e[512];

@@ -189,8 +189,6 @@ int cli_khist_write(struct khist *h, const char *path, const char *const *fields
 
 /* cli-kstat.c: report and diff of record --stats snapshots. */
 struct render_opts;
-/* Is this input a snapshot (report/diff take the statistics path)? */
-bool cli_kstat_is(const char *path);
 /* report of one snapshot: table (default), json; per vCPU; --svg FILE. 0, or -1 after err(). */
 int cli_kstat_report(const char *path, bool json, bool per_vcpu, const char *svg);
 /* diff of two snapshots: every VM summed in each, side by side. 0, or -1 after err(). */

@@ -250,6 +250,16 @@ static int run(const struct diff_opts *o, const struct input_result r[2])
 	return ret;
 }
 
+/* Snapshots of KVM's statistics (record --stats): their own comparison. The exit status. */
+static int kstat_diff(const struct diff_opts *o)
+{
+	if (o->svg || o->per_vcpu || o->anatomy)
+		return err("--svg, --per-vcpu and --anatomy are about exits, not statistics "
+			   "snapshots"),
+		       1;
+	return cli_kstat_diff(o->path[0], o->path[1], o->fmt == RENDER_JSON) < 0 ? 1 : 0;
+}
+
 static int run_diff(void *arg)
 {
 	struct diff_opts *o = arg;
@@ -258,12 +268,6 @@ static int run_diff(void *arg)
 	struct exit_types types;
 	int ret = 1, loaded = 0;
 
-	/* two snapshots of KVM's statistics (record --stats): their own comparison */
-	if (cli_kstat_is(o->path[0]) || cli_kstat_is(o->path[1])) {
-		if (o->svg || o->per_vcpu)
-			return err("--svg and --per-vcpu are about exits, not statistics snapshots"), 1;
-		return cli_kstat_diff(o->path[0], o->path[1], o->fmt == RENDER_JSON) < 0 ? 1 : 0;
-	}
 	if (o->svg) {
 		char e[512];
 
@@ -286,6 +290,8 @@ static int run_diff(void *arg)
 			o->an[loaded][1] = io.anatomy[1] = stats_anatomy_new();
 		}
 		if (input_load(o->path[loaded], &io, &r[loaded]) < 0) {
+			if (r[loaded].kstat_snapshot)
+				ret = kstat_diff(o);
 			loaded++;
 			goto out;
 		}

@@ -564,6 +564,16 @@ static int write_svg(const struct report_opts *o, const struct input_result *r)
 	return ret;
 }
 
+/* A snapshot of KVM's statistics (record --stats): its own report, alone. The exit status. */
+static int kstat_report(const struct report_opts *o, const char *path)
+{
+	if (o->ninputs > 1 || o->slowest || o->per_vm || o->buckets || o->anatomy)
+		return err("a statistics snapshot is reported alone, without --slowest, "
+			   "--per-vm, --buckets or --anatomy"),
+		       1;
+	return cli_kstat_report(path, o->ro.fmt == RENDER_JSON, o->per_vcpu, o->svg) < 0 ? 1 : 0;
+}
+
 static int run(void *arg)
 {
 	struct report_opts *o = arg;
@@ -572,17 +582,6 @@ static int run(void *arg)
 	struct input_result r;
 	int ret = 1;
 
-	/* a snapshot of KVM's statistics (record --stats): its own report */
-	if (o->ninputs && cli_kstat_is(o->inputs[0])) {
-		if (o->ninputs > 1 || o->slowest || o->per_vm || o->buckets)
-			return err("a statistics snapshot is reported alone, without --slowest, "
-				   "--per-vm or --buckets"),
-			       1;
-		return cli_kstat_report(o->inputs[0], o->ro.fmt == RENDER_JSON, o->per_vcpu,
-					o->svg) < 0
-			       ? 1
-			       : 0;
-	}
 	if (cli_load_exit_types(&types, o->types, o->ntypes) < 0)
 		goto out_types;
 	o->io.types = &types;
@@ -605,8 +604,11 @@ static int run(void *arg)
 	o->ro.width = cli_out_width(o->ro.width);
 	tracedat_probe_carry_on(); /* one libtracecmd open of a trace.dat, not two */
 	for (size_t i = 0; i < o->ninputs; i++) {
-		if (input_load(o->inputs[i], &o->io, &r) < 0)
+		if (input_load(o->inputs[i], &o->io, &r) < 0) {
+			if (r.kstat_snapshot)
+				ret = kstat_report(o, o->inputs[i]);
 			goto out;
+		}
 		if ((o->slowest || o->anatomy) && !input_has_events(r.kind)) {
 			err("%s: '%s' holds statistics, not single exits",
 			    o->slowest ? "--slowest" : "--anatomy", o->inputs[i]);

@@ -25,19 +25,6 @@ bool kstatjson_sniff(const char *buf, size_t len)
 	return n && memmem(buf, n, "\"" KIND "\"", strlen(KIND) + 2) != NULL;
 }
 
-bool kstatjson_is(const char *path)
-{
-	char buf[512];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	return n > 0 && kstatjson_sniff(buf, (size_t)n);
-}
-
 struct ctx {
 	const char *path;
 	char *e;

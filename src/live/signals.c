@@ -94,15 +94,6 @@ const sigset_t *live_wait_mask(void)
 	return installed ? &wait_mask : NULL;
 }
 
-int live_wait(int timeout_ms)
-{
-	struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
-
-	if (ppoll(NULL, 0, &ts, installed ? &wait_mask : NULL) < 0 && errno != EINTR)
-		return -1;
-	return 0;
-}
-
 bool live_stop_requested(void)
 {
 	return stop_sig != 0;

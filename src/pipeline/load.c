@@ -19,6 +19,7 @@
 #include "feed.h"
 #include "file.h"
 #include "intern.h"
+#include "kstatjson.h"
 #include "pair.h"
 #include "pipeline.h"
 #include "pipeline-local.h"
@@ -89,6 +90,8 @@ const char *input_kind_name(enum input_kind k)
 		return "perf.data, through perf script";
 	case INPUT_PEER_REPORT:
 		return "other tool's report";
+	case INPUT_KSTAT_JSON:
+		return "KVM statistics snapshot";
 	default:
 		return "unknown";
 	}
@@ -173,6 +176,8 @@ enum input_kind input_detect(int fd)
 	if ((size_t)n >= sizeof(PERFDATA_MAGIC) - 1 &&
 	    memcmp(buf, PERFDATA_MAGIC, sizeof(PERFDATA_MAGIC) - 1) == 0)
 		return INPUT_PERF_DATA;
+	if (kstatjson_sniff(buf, (size_t)n))
+		return INPUT_KSTAT_JSON;
 	if (reportjson_sniff(buf, (size_t)n))
 		return INPUT_REPORT_JSON;
 	if (memchr(buf, '\0', (size_t)n))
@@ -931,6 +936,10 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 
 	if (k == INPUT_UNKNOWN)
 		return no_input(path);
+	if (k == INPUT_KSTAT_JSON) {
+		r->kstat_snapshot = true;
+		return -1;
+	}
 	r->kind = k;
 	r->kind_name = input_kind_name(k);
 	r->ninputs++;

@@ -104,7 +104,9 @@ wait_line "$TMP/eg.out" '^exitgen: pid'
 E=$(exitgen_pid "$TMP/eg.out")
 bg "$TMP/r.pid" "$KES" record -o "$TMP/k9.dat" -p "$E" 2>"$TMP/rec.err"
 R=$(cat "$TMP/r.pid")
-sleep 1.5
+# traced for a while before the kill (under TCG record's start alone can take 1.5 s)
+wait_traced "$E" || echo "NOTE: record did not trace $E within 20 s"
+sleep 1
 kill -KILL "$E"
 wait $BG
 eq "VMM killed (-p): record ends by itself, exit 0" "$?" 0
@@ -123,7 +125,8 @@ wait_line "$TMP/eg.out" '^exitgen: pid'
 E=$(exitgen_pid "$TMP/eg.out")
 bg "$TMP/r.pid" "$KES" record -o "$TMP/zombie.dat" -p "$E" 2>"$TMP/rec.err"
 R=$(cat "$TMP/r.pid")
-sleep 1.5
+wait_traced "$E" || echo "NOTE: record did not trace $E within 20 s"
+sleep 1
 kill -KILL "$E"
 sleep 0.3
 check "zombie VMM: it is a zombie (precondition)" grep -q '^State:.*Z' "/proc/$E/status"

@@ -113,7 +113,10 @@ print("%d lines, %d recorded exits over %d us inside; %d lines not recorded, %d 
       % (len(got), len(want), us + TURN // 1000, len(miss_rec), len(miss_top), miss_rec[:2], miss_top[:2],
          top_lost, rec_lost))
 ok = lambda miss, n, lost: len(miss) <= max(3, n // 25) + (lost + 2 if lost else 0)
-print("ok" if ok(miss_rec, len(got), rec_lost) and ok(miss_top, len(want), top_lost) and want else "bad")
+# Where TURN is 20 ms (the lab host) an exit over US + TURN inside top's 1.5 s
+# is luck (0 of them in one of 45 lab runs): there only top's lines are matched.
+print("ok" if ok(miss_rec, len(got), rec_lost) and ok(miss_top, len(want), top_lost) and
+      (want or TURN > SKEW) else "bad")
 PY
 )
 	eq "$w: top's lines = the recording's exits over $US us ($(echo "$r" | head -1))" "$(echo "$r" | tail -1)" ok

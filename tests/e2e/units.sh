@@ -87,7 +87,7 @@ eq "sandbox: the capability bounding set is the unit's" \
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 sp=$(free_port)
 cmd=$(unit_cmd "$U/kvm-exitstat-serve.service" | sed "s|127.0.0.1:9477|127.0.0.1:$sp|")
-eq "serve's command from SERVE_ARGS" "$cmd" "serve --listen 127.0.0.1:$sp --all"
+eq "serve's command from SERVE_ARGS" "$cmd" "serve --listen 127.0.0.1:$sp --all --trace"
 if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/kvm ] && command -v strace >/dev/null; then
 	mkdir "$TMP/tf"
 	# shellcheck disable=SC2086

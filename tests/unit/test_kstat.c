@@ -8,9 +8,11 @@
  * mode's log2 samples: folded on powers of two, each lands in the bucket
  * the kernel had it in.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "harness.h"
+#include "input.h"
 #include "kstat.h"
 #include "kstatjson.h"
 #include "prom.h"
@@ -152,7 +154,9 @@ static void test_snapshot(const struct kstat_schema *s)
 	struct render_kstat_snap m = {s, "test", r, 2, "host", "6.1"};
 	render_kstat_snapshot(f, &m);
 	fclose(f);
-	CHECK(kstatjson_is(path), "sniffed");
+	fd = open(path, O_RDONLY);
+	CHECK(input_detect(fd) == INPUT_KSTAT_JSON, "sniffed as a snapshot (input_detect)");
+	close(fd);
 	CHECK(kstatjson_load(path, &k, e, sizeof(e)) == 0, "load: %s", e);
 	CHECK_EQ(k.nreadings, 2);
 	CHECK_EQ(k.schema.n, s->n);
