@@ -132,7 +132,7 @@ cp "$TMP/two.txt" "$TMP/two-copy.txt" # the same file twice is refused (issue 32
 eq "no map, -p TID: exit status" $? 0
 eq "no map, -p TID: the thread's IO (two copies)" "$(csv_count KVM_EXIT_IO "$TMP/old.csv")" \
 	"$((2 * $(vcpu_count 0 KVM_EXIT_IO "$TMP/a.out")))"
-eq "no map: said once" "$(grep -c 'thread ids only' "$TMP/old.err")" 1
+eq "no map: said once per input (each names its file)" "$(grep -c 'thread ids only' "$TMP/old.err")" 2
 "$KES" report $US "$TMP/two.txt" -p "$A" >/dev/null 2>"$TMP/oldp.err"
 eq "no map, -p PROCESS: exit status 1" $? 1
 check "no map, -p PROCESS: the error says -p matched thread ids ($(cat "$TMP/oldp.err"))" \

@@ -13,7 +13,15 @@ tracing_state() {
 		events/kvm/enable "$TRACING"/options/*; do
 		f=${f#"$TRACING"/}
 		printf '%s:' "$f"
-		if [ -r "$TRACING/$f" ]; then
+		if [ "$f" = buffer_size_kb ] && [ -r "$TRACING/$f" ]; then
+			# The kernel allocates the top-level buffer at the first enable of
+			# any event, in any instance (tracing_update_buffers(), 6.1):
+			# "7 (expanded: 1408)" becomes 1410, its pages. The size asked
+			# for is the state: KB rounded down to 16 KB.
+			read -r _l <"$TRACING/$f"
+			case $_l in *expanded:*) _l=${_l##*expanded: } _l=${_l%)} ;; esac
+			printf ' %s' "$((_l / 16 * 16))"
+		elif [ -r "$TRACING/$f" ]; then
 			while IFS= read -r _l || [ -n "$_l" ]; do printf ' %s' "$_l"; done <"$TRACING/$f"
 		else
 			printf ' (unreadable)'
