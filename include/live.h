@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "output.h"
 
 /*
  * Per-CPU ring buffer size when the caller gives none. Measured: 0 lost at
@@ -219,5 +220,22 @@ bool live_usr1_taken(void);
 void live_sleep(int timeout_ms);
 /* The same, ended early when fd becomes readable (serve's scrape eventfd): 1 if it did. */
 int live_sleep_on(int fd, int timeout_ms);
+
+/*
+ * meta.c: what a trace.dat's header needs of the collector's instance
+ * (record at its end, the flight recorder at each save): the events'
+ * formats, each CPU's stats, saved_cmdlines, the clock, the page and event
+ * headers; m points into the rest.
+ */
+struct live_meta {
+	struct dat_writer_meta m;
+	struct dat_writer_format *forms;
+	size_t nforms;
+	char **stats, *cmdlines, *clock, *hpage, *hevent;
+	int ncpus;
+};
+/* 0, or -1 with errbuf (live_meta_free() then too). */
+int live_meta_gather(struct live *c, struct live_meta *s, char *errbuf, size_t errlen);
+void live_meta_free(struct live_meta *s);
 
 #endif

@@ -157,6 +157,14 @@ struct cli_record_stats {
 /* The exit status: the command's (as record's), 1 after err(). */
 int cli_record_stats(const struct cli_record_stats *o);
 
+/*
+ * cmd-record.c: COMMAND forked and held on a pipe (*gate) until the recorder
+ * runs, so its first exits are traced; cli_release_child() lets it exec (a
+ * gate closed unwritten makes it exit 127, never run untraced).
+ */
+pid_t cli_spawn_held(char **cmd, int *gate);
+void cli_release_child(int gate);
+
 /* record-flight.c: record --flight, the flight recorder. */
 struct cli_record_flight {
 	const char *dir; /* -o DIR */

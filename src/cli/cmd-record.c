@@ -270,8 +270,7 @@ static int operands(void *arg, int argc, char **argv)
 /* ------------------------------------------------------------------------ */
 /* The traced command */
 
-/* Forks COMMAND held on a pipe; release_child() lets it exec. */
-static pid_t spawn_held(char **cmd, int *gate)
+pid_t cli_spawn_held(char **cmd, int *gate)
 {
 	int fds[2];
 	pid_t pid;
@@ -302,7 +301,7 @@ static pid_t spawn_held(char **cmd, int *gate)
 	return pid;
 }
 
-static void release_child(int gate)
+void cli_release_child(int gate)
 {
 	if (write(gate, "g", 1) != 1) {
 		/* the child then sees EOF and exits 127: reported as its status */
@@ -405,70 +404,15 @@ static int record_loop(struct live *c, const struct record_opts *o, struct recor
 /* ------------------------------------------------------------------------ */
 /* The file */
 
+/* Everything the header needs, read before the instance goes away; the thread map. */
 struct meta_store {
-	struct dat_writer_meta m;
-	struct dat_writer_format *forms;
-	char **stats;
-	int ncpus;
-	char *cmdlines, *clock, *hpage, *hevent, *procmap;
+	struct live_meta lm;
+	char *procmap;
 };
-
-/* Everything the header needs, read before the instance goes away. */
-static int gather_meta(struct live *c, struct meta_store *s)
-{
-	size_t n, hp_len, he_len;
-	const char *const *ev = live_events(c, &n);
-
-	s->ncpus = live_ncpus(c);
-	s->stats = xcalloc((size_t)s->ncpus, sizeof(*s->stats));
-	for (int i = 0; i < s->ncpus; i++)
-		s->stats[i] = live_cpu_stats(c, i);
-	s->forms = xcalloc(n + 1, sizeof(*s->forms));
-	/* Through the collector's directory fd: tracefs may be unmounted by now. */
-	for (size_t i = 0; i < n; i++) {
-		char *sys = xstrdup(ev[i]), *name = strchr(sys, ':'), rel[256];
-
-		*name++ = 0;
-		snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, name);
-		s->forms[i].text = live_file_read(c, rel, &s->forms[i].len);
-		s->forms[i].system = sys;
-		if (!s->forms[i].text)
-			return err_errno("cannot read the format of %s", ev[i]);
-	}
-	s->cmdlines = live_file_read(c, "saved_cmdlines", NULL);
-	/* The instance's clock stamped our events, whatever the top level uses now. */
-	s->clock = live_instance_file_read(c, "trace_clock", NULL);
-	s->hpage = live_file_read(c, "events/header_page", &hp_len);
-	s->hevent = live_file_read(c, "events/header_event", &he_len);
-	if (!s->hpage || !s->hevent)
-		return err_errno("cannot read tracefs events/header_page");
-	s->m = (struct dat_writer_meta){.header_page = s->hpage,
-					.header_page_len = hp_len,
-					.header_event = s->hevent,
-					.header_event_len = he_len,
-					.formats = s->forms,
-					.nformats = n,
-					.cmdlines = s->cmdlines,
-					.cpustats = s->stats,
-					.trace_clock = s->clock,
-					.uname = true};
-	return 0;
-}
 
 static void free_meta(struct meta_store *s)
 {
-	for (size_t i = 0; s->forms && i < s->m.nformats; i++) {
-		free((char *)s->forms[i].system);
-		free((char *)s->forms[i].text);
-	}
-	for (int i = 0; s->stats && i < s->ncpus; i++)
-		free(s->stats[i]);
-	free(s->forms);
-	free(s->stats);
-	free(s->cmdlines);
-	free(s->clock);
-	free(s->hpage);
-	free(s->hevent);
+	live_meta_free(&s->lm);
 	free(s->procmap);
 }
 
@@ -486,14 +430,14 @@ static void finish_procmap(struct live *c, const struct record_opts *o, struct r
 
 	if (r->child > 0 && live_kernel_pid(r->child, &child) < 0)
 		child = -1;
-	ms->procmap = procmap_learn_finish(st->pm, tgids, ms->cmdlines, child, o->cmd,
-					   &ms->m.procmap_len);
-	ms->m.procmap = ms->procmap;
+	ms->procmap = procmap_learn_finish(st->pm, tgids, ms->lm.cmdlines, child, o->cmd,
+					   &ms->lm.m.procmap_len);
+	ms->lm.m.procmap = ms->procmap;
 	free(tgids);
-	char *names = procmap_learn_cmdlines(st->pm, ms->cmdlines);
-	free(ms->cmdlines);
-	ms->cmdlines = names;
-	ms->m.cmdlines = names;
+	char *names = procmap_learn_cmdlines(st->pm, ms->lm.cmdlines);
+	free(ms->lm.cmdlines);
+	ms->lm.cmdlines = names;
+	ms->lm.m.cmdlines = names;
 }
 
 static const char *human_size(double b, char *buf, size_t len)
@@ -644,7 +588,7 @@ static int start(struct record_opts *o, struct live **cp, struct record_state *s
 							 &st->nkfields)))
 		return -1;
 	if (o->cmd) {
-		r->child = spawn_held(o->cmd, &gate);
+		r->child = cli_spawn_held(o->cmd, &gate);
 		if (r->child < 0)
 			return err_errno("cannot fork");
 		if (live_add_pids(*cp, &r->child, 1) < 0) {
@@ -658,7 +602,7 @@ static int start(struct record_opts *o, struct live **cp, struct record_state *s
 		return err_errno("cannot start tracing");
 	}
 	if (gate >= 0)
-		release_child(gate);
+		cli_release_child(gate);
 	return 0;
 }
 
@@ -674,8 +618,8 @@ static int finish(struct live *c, const struct record_opts *o, struct record_sta
 	sig = end_child(o, r);
 	if (live_flush(c, on_page, st) < 0)
 		ret = read_error(o, st);
-	if (!ret && gather_meta(c, &ms) < 0)
-		ret = -1;
+	if (!ret && live_meta_gather(c, &ms.lm, e, sizeof(e)) < 0)
+		ret = err("%s", e);
 	if (!ret)
 		finish_procmap(c, o, st, r, &ms);
 	if (!ret && st->kh && cli_khist_write(st->kh, o->khist_out, st->kfields, st->nkfields) < 0)
@@ -684,7 +628,7 @@ static int finish(struct live *c, const struct record_opts *o, struct record_sta
 	st->kh = NULL;
 	live_lost(c, &lost);
 	live_free(c);
-	if (!ret && dat_writer_finish(st->w, &ms.m, e, sizeof(e)) < 0)
+	if (!ret && dat_writer_finish(st->w, &ms.lm.m, e, sizeof(e)) < 0)
 		ret = err("%s", e);
 	free_meta(&ms);
 	reap_child(r, sig);

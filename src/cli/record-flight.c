@@ -75,34 +75,6 @@ static int events_of(const struct cli_record_flight *o, struct flight_opts *fo, 
 	return 0;
 }
 
-/* The command, held on a pipe until the recorder runs (its first exits are in the buffer). */
-static pid_t spawn_held(char **cmd, int *gate)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds) < 0)
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		char go;
-
-		live_signals_child();
-		close(fds[1]);
-		if (read(fds[0], &go, 1) != 1)
-			_exit(127); /* the recorder gave up: do not run unrecorded */
-		close(fds[0]);
-		execvp(cmd[0], cmd);
-		err_errno("cannot run '%s'", cmd[0]);
-		_exit(127);
-	}
-	close(fds[0]);
-	if (pid < 0)
-		close(fds[1]);
-	*gate = fds[1];
-	return pid;
-}
-
 struct run {
 	pid_t child;
 	int status;
@@ -190,7 +162,7 @@ int cli_record_flight(const struct cli_record_flight *o)
 		err("%s", e);
 		goto out;
 	}
-	if (o->cmd && ((r.child = spawn_held(o->cmd, &gate)) < 0 || flight_add_pid(f, r.child) < 0)) {
+	if (o->cmd && ((r.child = cli_spawn_held(o->cmd, &gate)) < 0 || flight_add_pid(f, r.child) < 0)) {
 		err_errno("cannot run '%s'", o->cmd[0]);
 		goto out;
 	}
@@ -199,10 +171,7 @@ int cli_record_flight(const struct cli_record_flight *o)
 		goto out;
 	}
 	if (gate >= 0) {
-		if (write(gate, "g", 1) != 1) {
-			/* the child sees EOF and exits 127: its status says so */
-		}
-		close(gate);
+		cli_release_child(gate);
 		gate = -1;
 	}
 	if (!o->quiet)

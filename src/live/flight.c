@@ -233,68 +233,6 @@ static void check_triggers(struct flight *f)
 /* ------------------------------------------------------------------------ */
 /* Saving */
 
-struct meta {
-	struct dat_writer_meta m;
-	struct dat_writer_format *forms;
-	char **stats, *cmdlines, *clock, *hpage, *hevent;
-	int ncpus;
-};
-
-static int gather(struct live *c, struct meta *s)
-{
-	size_t n, hp, he;
-	const char *const *ev = live_events(c, &n);
-
-	s->ncpus = live_ncpus(c);
-	s->stats = xcalloc((size_t)s->ncpus, sizeof(*s->stats));
-	for (int i = 0; i < s->ncpus; i++)
-		s->stats[i] = live_cpu_stats(c, i);
-	s->forms = xcalloc(n + 1, sizeof(*s->forms));
-	for (size_t i = 0; i < n; i++) {
-		char *sys = xstrdup(ev[i]), *name = strchr(sys, ':'), rel[256];
-
-		*name++ = 0;
-		snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, name);
-		s->forms[i].system = sys;
-		s->forms[i].text = live_file_read(c, rel, &s->forms[i].len);
-		if (!s->forms[i].text)
-			return -1;
-	}
-	s->cmdlines = live_file_read(c, "saved_cmdlines", NULL);
-	s->clock = live_instance_file_read(c, "trace_clock", NULL);
-	s->hpage = live_file_read(c, "events/header_page", &hp);
-	s->hevent = live_file_read(c, "events/header_event", &he);
-	if (!s->hpage || !s->hevent)
-		return -1;
-	s->m = (struct dat_writer_meta){.header_page = s->hpage,
-					.header_page_len = hp,
-					.header_event = s->hevent,
-					.header_event_len = he,
-					.formats = s->forms,
-					.nformats = n,
-					.cmdlines = s->cmdlines,
-					.cpustats = s->stats,
-					.trace_clock = s->clock,
-					.uname = true};
-	return 0;
-}
-
-static void meta_free(struct meta *s)
-{
-	for (size_t i = 0; s->forms && i < s->m.nformats; i++) {
-		free((char *)s->forms[i].system);
-		free((char *)s->forms[i].text);
-	}
-	for (int i = 0; s->stats && i < s->ncpus; i++)
-		free(s->stats[i]);
-	free(s->forms);
-	free(s->stats);
-	free(s->cmdlines);
-	free(s->clock);
-	free(s->hpage);
-	free(s->hevent);
-}
-
 static uint64_t page_ts(const unsigned char *p)
 {
 	uint64_t ts;
@@ -388,7 +326,7 @@ static void name_file(struct flight *f)
 
 static int save(struct flight *f, char *errbuf, size_t errlen)
 {
-	struct meta m = {0};
+	struct live_meta m = {0};
 	struct dat_writer *w;
 	int ret = -1;
 
@@ -402,10 +340,8 @@ static int save(struct flight *f, char *errbuf, size_t errlen)
 	/* the window after: the full pages there are now (bounded: the buffer once) */
 	if (live_read(f->c, 0, after_page, w) < 0)
 		goto io;
-	if (gather(f->c, &m) < 0) {
-		err_buf_errno(errbuf, errlen, "cannot read the event formats");
+	if (live_meta_gather(f->c, &m, errbuf, errlen) < 0)
 		goto out;
-	}
 	if (dat_writer_finish(w, &m.m, errbuf, errlen) < 0)
 		goto out;
 	ret = 0;
@@ -416,7 +352,7 @@ io:
 	err_buf_errno(errbuf, errlen, "cannot write '%s'", f->path);
 out:
 	dat_writer_free(w);
-	meta_free(&m);
+	live_meta_free(&m);
 	/* emptied and armed again, whatever happened to the file */
 	tracefs_instance_file_write(f->inst, "snapshot", "2");
 	if (f->kh)
