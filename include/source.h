@@ -74,11 +74,14 @@ void tracedat_get_info(const struct tracedat *td, struct tracedat_info *info);
  * tracedat-probe.c), reading every record too when iterate: 0 when that
  * worked, -1 with errbuf set when the child failed, died, or did not finish
  * within TRACEDAT_PROBE_SECONDS plus a second for every
- * TRACEDAT_PROBE_BYTES_PER_S of file. flags are tracecmd_open()'s.
+ * TRACEDAT_PROBE_BYTES_PER_S of data: bytes, the ring-buffer pages the
+ * file holds once decompressed (0: the file's size; a zstd file of 49 MB
+ * holds 690 MB, which libtracecmd reads in 33-41 s: refused at 29 s when
+ * the compressed size counted). flags are tracecmd_open()'s.
  */
 #define TRACEDAT_PROBE_SECONDS 5
 #define TRACEDAT_PROBE_BYTES_PER_S (2u << 20)
-int tracedat_probe(int fd, int flags, bool iterate, char *errbuf, size_t errlen);
+int tracedat_probe(int fd, int flags, bool iterate, uint64_t bytes, char *errbuf, size_t errlen);
 /*
  * For a command that reads its inputs once and exits (report, diff): the
  * next open the probe guards with an open only (the fast path's) is done by

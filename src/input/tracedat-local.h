@@ -119,6 +119,8 @@ struct tracedat_zstd *tracedat_zstd_new(int fd, const struct datfile_layout *l, 
 int tracedat_zstd_lanes(struct tracedat_zstd *z, struct ring_lane ***lanes, size_t *n,
 			char *errbuf, size_t errlen);
 void tracedat_zstd_close(struct tracedat_zstd *z);
+/* The bytes of its CPUs' pages, decompressed (the chunks' headers' sum). */
+uint64_t tracedat_zstd_data_bytes(const struct tracedat_zstd *z);
 /*
  * A compressed section's content at off (u32 compressed size, u32 size,
  * one zstd frame: trace-cmd's tracecmd_uncompress_block()), at most max
@@ -135,7 +137,7 @@ int tracedat_zstd_block(int fd, uint64_t off, uint64_t file_size, size_t max, un
  * probe's). Once the child says so (end), the parent never returns: it
  * exits as the child will. fail: the child's open failed (it exits 1).
  */
-int tracedat_guard_begin(int fd, char *errbuf, size_t errlen);
+int tracedat_guard_begin(int fd, uint64_t bytes, char *errbuf, size_t errlen);
 _Noreturn void tracedat_guard_fail(void);
 void tracedat_guard_end(void);
 

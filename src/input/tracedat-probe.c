@@ -76,16 +76,15 @@ static int read_all(struct tracecmd_input *h)
  * while a 12 KB crafted zstd file on which it loops is stopped after 5 s,
  * not the minute a fixed limit gave it.
  */
-static unsigned probe_seconds(int fd)
+static unsigned probe_seconds(int fd, uint64_t bytes)
 {
 	/* KES_PROBE_SECONDS=N: the base instead of 5 s (valgrind runs libtracecmd ~30x slower) */
 	const char *env = getenv("KES_PROBE_SECONDS");
 	int asked = env ? atoi(env) : 0;
 	unsigned base = asked > 0 && asked <= 3600 ? (unsigned)asked : TRACEDAT_PROBE_SECONDS;
 	struct stat st;
-	uint64_t extra = fstat(fd, &st) == 0 && st.st_size > 0
-				 ? (uint64_t)st.st_size / TRACEDAT_PROBE_BYTES_PER_S
-				 : 0;
+	uint64_t size = fstat(fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	uint64_t extra = (bytes > size ? bytes : size) / TRACEDAT_PROBE_BYTES_PER_S;
 
 	return base + (unsigned)(extra < 3600 ? extra : 3600);
 }
@@ -222,9 +221,9 @@ static int reap(pid_t pid, int *status)
 	return 0;
 }
 
-int tracedat_probe(int fd, int flags, bool iterate, char *errbuf, size_t errlen)
+int tracedat_probe(int fd, int flags, bool iterate, uint64_t bytes, char *errbuf, size_t errlen)
 {
-	unsigned seconds = probe_seconds(fd);
+	unsigned seconds = probe_seconds(fd, bytes);
 	pid_t pid = fork();
 	int status;
 
@@ -327,9 +326,9 @@ static int hear(pid_t child, int said, unsigned seconds, char *errbuf, size_t er
 	return refusal(status, false, seconds, errbuf, errlen);
 }
 
-int tracedat_guard_begin(int fd, char *errbuf, size_t errlen)
+int tracedat_guard_begin(int fd, uint64_t bytes, char *errbuf, size_t errlen)
 {
-	unsigned seconds = probe_seconds(fd);
+	unsigned seconds = probe_seconds(fd, bytes);
 	pid_t parent = getpid(), pid;
 	int p[2];
 

@@ -65,6 +65,7 @@ struct tracedat_zstd {
 	int ncpus;
 	struct datfile_cpu *cpus; /* those with data */
 	size_t zcap, cap;	  /* the largest chunk of any CPU: what a lane allocates */
+	uint64_t data_bytes;	  /* every chunk's pages, decompressed */
 	struct zlane *lanes;	  /* tracedat_zstd_lanes()' */
 	struct ring_lane **v;
 	int nlanes;
@@ -130,6 +131,7 @@ static int check_chunks(struct tracedat_zstd *z, const struct datfile_cpu *cpu, 
 			z->zcap = zsize;
 		if (size > z->cap)
 			z->cap = size;
+		z->data_bytes += size;
 		off += 8 + (uint64_t)zsize;
 	}
 	/*
@@ -182,6 +184,11 @@ struct tracedat_zstd *tracedat_zstd_new(int fd, const struct datfile_layout *l, 
 		z->cpus[z->ncpus++] = l->cpus[i];
 	}
 	return z;
+}
+
+uint64_t tracedat_zstd_data_bytes(const struct tracedat_zstd *z)
+{
+	return z->data_bytes;
 }
 
 void tracedat_zstd_close(struct tracedat_zstd *z)

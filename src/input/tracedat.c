@@ -107,6 +107,12 @@ static int check_header(struct tracedat *td, char *errbuf, size_t errlen)
 	return 0;
 }
 
+/* What the probe reads: a zstd file's pages decompressed (0: the file's size). */
+static uint64_t data_bytes(const struct tracedat *td)
+{
+	return td->zstd ? tracedat_zstd_data_bytes(td->zstd) : 0;
+}
+
 struct tracedat *tracedat_open_fd(int fd, char *errbuf, size_t errlen)
 {
 	struct tracedat *td = xcalloc(1, sizeof(*td));
@@ -128,9 +134,9 @@ struct tracedat *tracedat_open_fd(int fd, char *errbuf, size_t errlen)
 	 */
 	td->records_probed = !(td->fast || td->zstd) || fastpath_disabled();
 	/* or the open that counts in a child that carries on (tracedat_probe_carry_on()) */
-	guarded = td->records_probed ? 0 : tracedat_guard_begin(td->fd, errbuf, errlen);
+	guarded = td->records_probed ? 0 : tracedat_guard_begin(td->fd, data_bytes(td), errbuf, errlen);
 	if (guarded < 0 ||
-	    (!guarded && tracedat_probe(td->fd, OPEN_FLAGS, td->records_probed, errbuf, errlen) < 0))
+	    (!guarded && tracedat_probe(td->fd, OPEN_FLAGS, td->records_probed, data_bytes(td), errbuf, errlen) < 0))
 		goto fail;
 	td->h = open_lib(td->fd);
 	if (!td->h) {
@@ -274,7 +280,7 @@ int tracedat_iterate(struct tracedat *td, source_record_fn fn, void *arg, char *
 
 	/* The fast path was on at the open: let the child read the records first. */
 	if (!td->records_probed) {
-		if (tracedat_probe(td->fd, OPEN_FLAGS, true, errbuf, errlen) < 0)
+		if (tracedat_probe(td->fd, OPEN_FLAGS, true, data_bytes(td), errbuf, errlen) < 0)
 			return -1;
 		td->records_probed = true;
 	}
