@@ -66,7 +66,7 @@ if command -v rsvg-convert >/dev/null 2>&1; then
 fi
 
 # record's cost per event: one number in README's Measured table and in record(1)
-rd=$(sed -n 's/^| `kvm-exitstat record` | [^|]* | \([0-9]*\) ns | \([0-9]*\) ns |.*/\1 \2/p' README.md)
+rd=$(sed -n 's/^| `kvm-exitstat record` |.* | \([0-9,]*\) ns | \([0-9,]*\) ns | [0-9,]* ns |$/\1 \2/p' README.md | tr -d ,)
 check "README's Measured says record's ns/event ('$rd')" [ -n "$rd" ]
 man -l man/kvm-exitstat-record.1 2>/dev/null | tr -s ' \n' ' ' >"$TMP/rec.txt"
 check "record(1) says the same: about ${rd% *} ns, ${rd#* } marginal" \
