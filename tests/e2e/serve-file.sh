@@ -37,8 +37,10 @@ metric() { awk -v m="$2" 'index($0, m " ") == 1 { print $NF }' "$1"; }
 
 # ---- the textfile, once, 0644 under umask 027, as nobody (no root, no tracefs needed)
 mkdir "$TMP/tf" && chown nobody "$TMP/tf"
+# a copy nobody can read wherever the checkout is (a CI's may be 0700)
+cp "$L/kvm-exitstat.dat" "$TMP/in.dat" && chmod 644 "$TMP/in.dat"
 (umask 027 && setpriv --reuid=nobody --regid=nogroup --clear-groups \
-	"$KES" serve -i "$L/kvm-exitstat.dat" --textfile "$TMP/tf") >"$TMP/tf.out" 2>&1
+	"$KES" serve -i "$TMP/in.dat" --textfile "$TMP/tf") >"$TMP/tf.out" 2>&1
 eq "serve -i FILE --textfile DIR as nobody: exit status ($(head -c 200 "$TMP/tf.out"))" $? 0
 PF=$TMP/tf/kvm_exitstat.prom
 eq "the textfile is 0644 under umask 027" "$(stat -c %a "$PF" 2>/dev/null)" 644
