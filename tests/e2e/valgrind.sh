@@ -47,8 +47,9 @@ vg "report: perf script text, by sub-key, JSON" 0 "$KES" report --by-sub -f json
 vg "report: trace-cmd v7 zstd file" 0 "$KES" report -f table --per-vcpu -i "$FIX/text/trace.dat"
 vg "diff: two PPC reports" 0 "$KES" diff "$FIX/ppc/report-2010-nopv.txt" "$FIX/ppc/report-2010-pv.txt"
 vg "report: a truncated trace.dat is refused" 1 "$KES" report -i "$FIX/bad/input/truncated-cpu-data.dat"
+cp "$FIX/json/trace-per-vcpu.json" "$TMP/copy.json" # the same file twice is refused
 vg "report: JSON reports merged, SVG" 0 "$KES" report -i "$FIX/json/trace-per-vcpu.json" \
-	-i "$FIX/json/trace-per-vcpu.json" --per-vcpu --svg "$TMP/j.svg" -f json
+	-i "$TMP/copy.json" --per-vcpu --svg "$TMP/j.svg" -f json
 vg "report: a cut JSON report is refused" 1 "$KES" report -i "$FIX/json/ppc-summary.json" -p 1
 vg "report: garbage is refused" 1 "$KES" report -i "$FIX/bad/datread/ringpage-tail-short-1.bin"
 summary

@@ -14,14 +14,25 @@ ln -sf /proc/self/fd /dev/fd
 ln -sf /proc/self/fd/0 /dev/stdin
 ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
+# The host's /tmp as the overlay shows it, kept before a tmpfs hides it: a
+# checkout under it (a CI's mktemp -d) is put back at its path below.
+mkdir -p /mnt/hosttmp && mount --bind /tmp /mnt/hosttmp
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=755 tmpfs /run
 mount -t tracefs nodev /sys/kernel/tracing
 mount -t debugfs nodev /sys/kernel/debug
 # The results directory (9p tag labout) at its host path, after the tmpfs
-# mounts: a directory under the host's /tmp would be hidden by this /tmp.
+# mounts (a directory under the host's /tmp would be hidden by this /tmp)
+# and after the command's directory (OUT may be inside it).
 off() { sync; echo o >/proc/sysrq-trigger; sleep 30; }
-mkdir -p "$out" && mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 labout "$out" ||
+mkdir -p /mnt/labout && mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 labout /mnt/labout ||
+	{ echo "lab-host: cannot mount the results directory $out" >/dev/console; off; }
+cwd=$(cat /mnt/labout/cwd)
+case $cwd in
+/tmp/?*) mkdir -p "$cwd" && mount --bind "/mnt/hosttmp/${cwd#/tmp/}" "$cwd" ||
+	{ echo "lab-host: cannot show $cwd" >/dev/console; off; } ;;
+esac
+mkdir -p "$out" && mount --bind /mnt/labout "$out" ||
 	{ echo "lab-host: cannot mount the results directory $out" >/dev/console; off; }
 ip link set lo up 2>/dev/null || ifconfig lo up 2>/dev/null
 hostname lab-host
@@ -35,8 +46,8 @@ if [ -n "$share" ]; then
 	mkdir -p "$share" && mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 labshare "$share" ||
 		{ echo "lab-host: cannot mount the shared directory $share" >/dev/console; off; }
 fi
-cd "$(cat "$out/cwd")" || { echo 125 >"$out/rc"; off; }
+cd "$cwd" || { echo 125 >"$out/rc"; off; }
 /bin/sh -c "$(cat "$out/cmd")" >"$out/output" 2>&1 </dev/null
 echo $? >"$out/rc"
-umount "$out" 2>/dev/null
+umount "$out" /mnt/labout 2>/dev/null
 off
