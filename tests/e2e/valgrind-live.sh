@@ -27,6 +27,12 @@ export KES_PROBE_SECONDS=300
 VG="valgrind -q --num-callers=40 --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	--show-leak-kinds=definite --suppressions=tests/e2e/valgrind.supp"
 
+# vg_said FILE: valgrind reported something, its notes on an ioctl it has no
+# wrapper for (KVM_GET_STATS_FD, 0xaece: serve reads KVM's statistics) apart
+vg_said() {
+	grep '^==[0-9]*==' "$1" | grep -v -e 'unhandled ioctl' -e 'could cause spurious' \
+		-e 'README_MISSING_SYSCALL_OR_IOCTL' | grep -q .
+}
 # vg DESC WANT CMD...: the command under memcheck must exit WANT (0, or 1 for a
 # refused input) with no memcheck report.
 vg() {
@@ -34,7 +40,7 @@ vg() {
 	shift 2
 	$VG "$@" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
-	if [ "$rc" -eq "$want" ] && ! grep -q '^==[0-9]*==' "$TMP/err"; then
+	if [ "$rc" -eq "$want" ] && ! vg_said "$TMP/err"; then
 		ok
 	else
 		bad "$d: status $rc, want $want"
@@ -53,13 +59,16 @@ unset KES_NO_FASTPATH
 check "report: libtracecmd: 100 KVM_EXIT_IO" grep -q '^KVM_EXIT_IO count 100 ' "$TMP/out"
 vg "report --svg of the recording" 0 "$KES" report -i "$TMP/rec.dat" --svg "$TMP/r.svg"
 # serve: its HTTP threads, a scrape (text, OpenMetrics, gzip), SIGTERM
-"$EXITGEN" --io 100 --start-delay 10000 --quiet >/dev/null 2>&1 &
+# exitgen held until serve serves (under valgrind in the lab host's TCG serve
+# took longer to start than a 10 s start delay: it found no process)
+"$EXITGEN" --io 100 --start-on-usr1 --quiet >/dev/null 2>&1 &
 E=$!
 $VG "$KES" serve --trace -p $E --listen 127.0.0.1:0 --interval 0.2 >"$TMP/out" 2>"$TMP/err" &
 S=$!
 i=0
-while ! grep -q 'port [0-9]' "$TMP/err" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+while ! grep -q 'port [0-9]' "$TMP/err" && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
 PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$TMP/err")
+kill -USR1 $E
 wait $E
 sleep 1
 curl -s "http://127.0.0.1:$PORT/metrics" -o "$TMP/m1"
@@ -68,6 +77,6 @@ curl -s -H 'Accept: application/openmetrics-text' -H 'Accept-Encoding: gzip' \
 kill -TERM $S
 wait $S
 rc=$?
-if [ $rc -eq 0 ] && ! grep -q '^==[0-9]*==' "$TMP/err"; then ok; else bad "serve: status $rc"; head -n 40 "$TMP/err"; fi
+if [ $rc -eq 0 ] && ! vg_said "$TMP/err"; then ok; else bad "serve: status $rc"; head -n 40 "$TMP/err"; fi
 check "serve: a page" grep -q '^kvm_exitstat_exits_total{' "$TMP/m1"
 summary
