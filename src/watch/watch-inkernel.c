@@ -286,8 +286,11 @@ int watch_ik_poll(struct watch *l, int timeout_ms)
 	}
 	if (khist_read(ik->kh, &d) < 0)
 		return -1;
-	qsort(d.counts, d.ncounts, sizeof(*d.counts), cmp_entry);
-	qsort(d.lat, d.nlat, sizeof(*d.lat), cmp_entry);
+	/* an empty hist has no array at all: qsort(NULL, 0) is undefined (UBSan) */
+	if (d.ncounts)
+		qsort(d.counts, d.ncounts, sizeof(*d.counts), cmp_entry);
+	if (d.nlat)
+		qsort(d.lat, d.nlat, sizeof(*d.lat), cmp_entry);
 	add_counts(l, &d);
 	add_latency(l, &d);
 	l->ik_dropped = d.dropped;
