@@ -37,14 +37,15 @@ set -eu
 # The runtime libraries (.so.N), their -dev packages (headers, .so links,
 # .pc files) and the C library the runtime needs (the cross compiler brings
 # its own headers and crt files; these are for running the result); the
-# libraries of `serve` (libmicrohttpd, json-c, zlib) with what their
+# libraries of `serve` (libmicrohttpd, json-c, zlib; libcrypt, --web-config's bcrypt) with what their
 # pkg-config files require (libmicrohttpd.pc requires gnutls, gnutls.pc
 # nettle, hogweed, libtasn1, libidn2 and p11-kit-1) and what their runtime needs.
 PKGS="libc6 libgcc-s1 libzstd1 libzstd-dev libtraceevent1 libtraceevent-dev libtracefs1 libtracefs-dev
 libtracecmd1 libtracecmd-dev libtinfo6 libncurses6 libncursesw6 libncurses-dev
 zlib1g zlib1g-dev libjson-c5 libjson-c-dev libmicrohttpd12 libmicrohttpd-dev
 libgnutls30 libgnutls28-dev libnettle8 libhogweed6 nettle-dev libgmp10 libtasn1-6
-libtasn1-6-dev libidn2-0 libidn2-dev libunistring2 libp11-kit0 libp11-kit-dev libffi8"
+libtasn1-6-dev libidn2-0 libidn2-dev libunistring2 libp11-kit0 libp11-kit-dev libffi8
+libcrypt1 libcrypt-dev"
 
 # Debian 13's names for the same (its 64-bit time_t transition renamed a few)
 # and its C library's own headers and start files (linux-libc-dev is one package
@@ -53,7 +54,8 @@ PKGS_TRIXIE="libc6 libc6-dev linux-libc-dev:all libgcc-s1 libzstd1 libzstd-dev l
 libtracefs1 libtracefs-dev libtracecmd1 libtracecmd-dev libtinfo6 libncurses6 libncursesw6
 libncurses-dev zlib1g zlib1g-dev libjson-c5 libjson-c-dev libmicrohttpd12t64 libmicrohttpd-dev
 libgnutls30t64 libgnutls28-dev libnettle8t64 libhogweed6t64 nettle-dev libgmp10 libtasn1-6
-libtasn1-6-dev libidn2-0 libidn2-dev libunistring5 libp11-kit0 libp11-kit-dev libffi8"
+libtasn1-6-dev libidn2-0 libidn2-dev libunistring5 libp11-kit0 libp11-kit-dev libffi8
+libcrypt1 libcrypt-dev"
 
 die() { echo "sysroot.sh: $*" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
