@@ -290,7 +290,9 @@ static json_object *some_row(json_object *doc, struct rng *r)
 	if (!json_object_object_get_ex(t, "rows", &rows) ||
 	    !json_object_is_type(rows, json_type_array) || !json_object_array_length(rows))
 		return NULL;
-	return json_object_array_get_idx(rows, pick(r, json_object_array_length(rows)));
+	t = json_object_array_get_idx(rows, pick(r, json_object_array_length(rows)));
+	/* a mutated report's row may be any value: json-c aborts on adding to a non-object */
+	return json_object_is_type(t, json_type_object) ? t : NULL;
 }
 
 static uint64_t big(struct rng *r)
@@ -310,8 +312,11 @@ static void mutate_doc(json_object *doc, struct rng *r)
 {
 	static const char *const bad[] = {
 	    "\033[2J", "\033]0;pwn\007", "\302\233", "\xff", "\342\200\256", "\n", "\177", "\xc3"};
-	json_object *row = some_row(doc, r);
+	json_object *row;
 
+	if (!json_object_is_type(doc, json_type_object)) /* a report mutated into an array, say */
+		return;
+	row = some_row(doc, r);
 	switch (pick(r, 5)) {
 	case 0: /* the unit: ticks, or the two fields disagreeing */
 		json_object_object_add(doc, "unit",

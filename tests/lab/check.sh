@@ -160,7 +160,10 @@ if len(vms) != 1:
     print("vms", len(vms)); sys.exit(0)
 v = vms[0]["values"]
 text = [l for l in open(sys.argv[2], errors="replace") if sys.argv[3] in l]
-print("exits", v.get("exits", "-"), len(text))
+# "exits" where the kernel keeps it (x86, arm64; book3s ppc64 has sum_exits,
+# which counts exits no kvm_exit line stands for): then it is the trace's
+if "exits" in v:
+    print("exits", v["exits"], len(text))
 pairs = (("halt_exits", r"reason (EXIT_)?(HLT|hlt) "), ("wfi_exit_stat", r"\(WFx\)"),
          ("hvc_exit_stat", r"\(HVC64\)"))
 for name, rx in pairs:
