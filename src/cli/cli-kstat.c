@@ -11,7 +11,6 @@
 #include "cli-local.h"
 #include "err.h"
 #include "kstatjson.h"
-#include "outfile.h"
 #include "render.h"
 
 static int load(const char *path, struct kstatjson *k)
@@ -31,25 +30,21 @@ static struct kstat_view *span_of(const struct kstatjson *k, unsigned flags)
 			      flags | KSTAT_VIEW_TOTAL, NULL, NULL);
 }
 
+struct svg_arg {
+	const struct kstat_view *v;
+	const char *title;
+};
+
+static int svg_to(FILE *f, const void *arg)
+{
+	const struct svg_arg *a = arg;
+
+	return render_kstat_svg(f, a->v, a->title);
+}
+
 static int write_svg(const char *path, const struct kstat_view *v, const char *title)
 {
-	char e[512] = "";
-	struct outfile *of = outfile_open(path, OUTFILE_REPLACE, e, sizeof(e));
-	FILE *f = of ? outfile_stdio(of, "w", e, sizeof(e)) : NULL;
-	int ret = 0;
-
-	if (!f) {
-		ret = err("%s", e);
-	} else {
-		int w = render_kstat_svg(f, v, title);
-
-		if (fclose(f) != 0 || w < 0)
-			ret = err("writing '%s' failed", path);
-		else if (outfile_commit(of, e, sizeof(e)) < 0)
-			ret = err("%s", e);
-	}
-	outfile_free(of);
-	return ret;
+	return cli_write_file(path, svg_to, &(struct svg_arg){v, title});
 }
 
 int cli_kstat_report(const char *path, bool json, bool per_vcpu, const char *svg)

@@ -196,6 +196,12 @@ struct khist *cli_khist_attach(struct live *c, const char *const *types, size_t 
 /* Reads the hists into FILE (JSON). 0, or -1 after err(). */
 int cli_khist_write(struct khist *h, const char *path, const char *const *fields, size_t nfields);
 
+/*
+ * cli-output.c: PATH replaced atomically by what write(f, arg) writes (its
+ * -1: a failed write). 0, or -1 after one line on stderr.
+ */
+int cli_write_file(const char *path, int (*write)(FILE *f, const void *arg), const void *arg);
+
 /* cli-kstat.c: report and diff of record --stats snapshots. */
 struct render_opts;
 /* report of one snapshot: table (default), json; per vCPU; --svg FILE. 0, or -1 after err(). */

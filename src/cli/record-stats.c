@@ -25,7 +25,6 @@
 #include "err.h"
 #include "kvmstats.h"
 #include "live.h"
-#include "outfile.h"
 #include "render.h"
 
 #define TICK_MS 100
@@ -63,24 +62,15 @@ static void follow(struct kvmstats *k, pid_t child)
 	free(kids);
 }
 
+static int snapshot_to(FILE *f, const void *arg)
+{
+	render_kstat_snapshot(f, arg);
+	return 0;
+}
+
 static int write_file(const char *path, const struct render_kstat_snap *m)
 {
-	char e[512] = "";
-	struct outfile *of = outfile_open(path, OUTFILE_REPLACE, e, sizeof(e));
-	FILE *f = of ? outfile_stdio(of, "w", e, sizeof(e)) : NULL;
-	int ret = 0;
-
-	if (!f) {
-		ret = err("%s", e);
-	} else {
-		render_kstat_snapshot(f, m);
-		if (fclose(f) != 0)
-			ret = err_errno("cannot write '%s'", path);
-		else if (outfile_commit(of, e, sizeof(e)) < 0)
-			ret = err("%s", e);
-	}
-	outfile_free(of);
-	return ret;
+	return cli_write_file(path, snapshot_to, m);
 }
 
 struct span {
