@@ -12,19 +12,27 @@ eg() { timeout "${EXITGEN_TIMEOUT:-120}" "$EXITGEN" "$@"; }
 field() { echo "$2" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'; }
 
 # --pin: vCPU i may run only on the i-th CPU this process may use (mod their
-# number), read from /proc while the threads wait out --start-delay; the
+# number), read from /proc while the threads wait for SIGUSR1; the
 # expected CPUs come from this shell's own Cpus_allowed_list.
 cpus=$(awk '/^Cpus_allowed_list/ { n = split($2, r, ","); for (i = 1; i <= n; i++) {
 	if (split(r[i], ab, "-") == 1) ab[2] = ab[1]; for (c = ab[1]; c <= ab[2]; c++) printf "%d ", c } }' \
 	/proc/self/status)
 ncpu=$(echo $cpus | wc -w)
 want=$(for i in 0 1 2; do echo "exitgen-vcpu$i=$(echo $cpus | cut -d' ' -f$((i % ncpu + 1)))"; done)
-"$EXITGEN" --pin --vcpus 3 --io 10 --start-delay 2000 --give-up 60 --quiet >"$TMP/pin.out" 2>&1 &
+# --start-on-usr1 holds the vCPUs until this shell has read them (a fixed
+# sleep raced a loaded lab guest: the run had ended before the read).
+"$EXITGEN" --pin --vcpus 3 --io 10 --start-on-usr1 --give-up 60 --quiet >"$TMP/pin.out" 2>&1 &
 pin_pid=$!
-sleep 1
-got=$(for t in /proc/$pin_pid/task/*; do
-	echo "$(cat "$t/comm")=$(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status")"
-done 2>/dev/null | grep '^exitgen-vcpu' | sort)
+read_pins() {
+	for t in /proc/$pin_pid/task/*; do
+		echo "$(cat "$t/comm")=$(awk '/^Cpus_allowed_list/ { print $2 }' "$t/status")"
+	done 2>/dev/null | grep '^exitgen-vcpu' | sort
+}
+tries=0
+while got=$(read_pins) && [ "$(echo "$got" | grep -c '=.')" -lt 3 ] && [ $tries -lt 300 ]; do
+	sleep 0.1; tries=$((tries + 1))
+done
+kill -USR1 $pin_pid 2>/dev/null
 wait $pin_pid
 eq "exitgen --pin exit status" "$?" 0
 eq "exitgen --pin: each vCPU thread's CPUs" "$(echo $got)" "$(echo $want)"
