@@ -20,7 +20,7 @@ layer_of_header() {
 	case $1 in
 	alloc.h | intern.h | err.h | file.h | outfile.h | chase.h | term.h | event.h | heap.h | sorted.h | num.h) echo 0 ;;
 	exit-types.h | exit-table.h | bucket-map.h | stats.h | diff.h | ring.h | kstat.h) echo 1 ;;
-	input.h | source.h | ppctext.h | peertext.h | reportjson.h | live.h | output.h | procmap.h | kvmstats.h | kstatjson.h | khist.h | flight.h) echo 2 ;;
+	input.h | source.h | ppctext.h | peertext.h | reportjson.h | live.h | output.h | procmap.h | gsym.h | kvmstats.h | kstatjson.h | khist.h | flight.h) echo 2 ;;
 	decode.h) echo 3 ;;
 	pair.h) echo 4 ;;
 	pipeline.h | feed.h | watch.h) echo 5 ;;
@@ -78,7 +78,7 @@ prefix_of() {
 	serve.h) echo serve_ ;; heap.h) echo heap_ ;; sorted.h) echo sorted_ ;; num.h) echo num_ ;;
 	exit-types.h) echo exit_types_ ;; exit-table.h) echo exit_table_ ;;
 	bucket-map.h) echo bucket_map_ ;; stats.h) echo stats_ ;; diff.h) echo diff_ ;;
-	ring.h) echo ring_ ;; live.h) echo live_ ;; kstat.h) echo kstat_ ;; kvmstats.h) echo kvmstats_ ;; kstatjson.h) echo kstatjson_ ;; khist.h) echo khist_ ;; flight.h) echo flight_ ;; output.h) echo dat_writer_ ;; procmap.h) echo procmap_ ;;
+	ring.h) echo ring_ ;; live.h) echo live_ ;; kstat.h) echo kstat_ ;; kvmstats.h) echo kvmstats_ ;; kstatjson.h) echo kstatjson_ ;; khist.h) echo khist_ ;; flight.h) echo flight_ ;; output.h) echo dat_writer_ ;; procmap.h) echo procmap_ ;; gsym.h) echo gsym_ ;;
 	input.h | pipeline.h) echo input_ ;; ppctext.h) echo ppctext_ ;; peertext.h) echo peertext_ ;; decode.h) echo decode_ ;;
 	pair.h) echo pair_ ;; feed.h) echo feed_ ;; watch.h) echo watch_ ;; render.h) echo render_ ;; jsonw.h) echo jsonw_ ;; ui.h) echo ui_ ;;
 	cli.h) echo cli_ ;;
