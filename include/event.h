@@ -67,10 +67,16 @@ enum kes_detail {
 	KES_D_HALT,    /* the vCPU blocked until woken (kvm_vcpu_wakeup, book3s HV ceded); no sub-key;
 			  kvm_vcpu_wakeup: sub = the halt's ns, value = waited (it slept) */
 	KES_D_MAX,
+	/*
+	 * Not a detail event's kind (past KES_D_MAX: no bucket map or data file
+	 * names it): what report --by-guest's sub-keys are, the guest's pc.
+	 */
+	KES_D_PC = KES_D_MAX,
 };
 
 #define KES_EXIT_HAS_SUB 1u
 #define KES_EXIT_HALT 2u /* the exit is a halt (exit_types `halt`) */
+#define KES_EXIT_HAS_PC 4u /* value is the guest's pc at the exit (exit_types `pc`) */
 
 struct kes_event {
 	uint64_t ts; /* ns */
@@ -95,6 +101,7 @@ struct kes_event {
 	 * KES_DETAIL: its flag, 1 when set (MMIO write, PIO out, ...). KES_EXIT:
 	 * KES_EXIT_HAS_SUB when sub is the exit's own sub-key (subkey-field).
 	 * KES_EXIT and KES_UEXIT: KES_EXIT_HALT when it is a halt (`halt`).
+	 * KES_EXIT: KES_EXIT_HAS_PC when value is the guest's pc.
 	 */
 	uint32_t flags;
 	const char *reason; /* interned exit name, for KES_EXIT / KES_UEXIT */
@@ -105,6 +112,7 @@ struct kes_event {
 	 * unmasked. kvm_page_fault's error_code is a #PF error code or a VMX
 	 * EPT exit qualification depending on the exit that traced it, so no
 	 * fixed flag bit is right for it: bucket maps test its bits per exit.
+	 * KES_EXIT with KES_EXIT_HAS_PC: the guest's program counter.
 	 */
 	uint64_t value;
 };

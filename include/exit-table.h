@@ -107,6 +107,14 @@ struct exit_table {
 	uint64_t subkey_keys[6];
 	unsigned nsubkey_keys;
 
+	/*
+	 * exit tables: the field holding the guest's program counter at the exit
+	 * (`pc`: report --by-guest), or NULL; pc_kernel: the lowest guest-kernel
+	 * address (0: the layout does not say)
+	 */
+	const char *pc_field;
+	uint64_t pc_kernel;
+
 	const char *entry_system, *entry_event; /* NULL when there is none */
 	/*
 	 * A second entry event, or NULL: LoongArch enters the guest again by

@@ -41,6 +41,11 @@ struct pair_counts {
  * gpa, PIO port...), which can make many keys.
  */
 struct pair *pair_new(struct stats_table *exits, struct stats_table *uexits, bool with_sub);
+/*
+ * Key exits by the guest's pc at the exit instead of a detail sub-key
+ * (report --by-guest): events whose table has a `pc` field carry it.
+ */
+void pair_set_by_guest(struct pair *p);
 void pair_free(struct pair *p);
 /*
  * Each timed exit of the kvm_exit machine also goes to exits, each of the

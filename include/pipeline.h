@@ -29,6 +29,7 @@ struct input_opts {
 	int32_t vcpu;  /* keep only this vcpu (-1: all) */
 	const char *vm_name; /* -g: keep only the VMs of this name (interned), or NULL */
 	bool with_sub; /* key exits by detail sub-key too (MMIO gpa, PIO port, ...) */
+	bool by_guest; /* with with_sub: the sub-key is the guest's pc (pair_set_by_guest()) */
 	const struct bucket_map *buckets; /* count exits in timing buckets (NULL: by reason) */
 	/* exits over time by reason, [0] kvm_exit, [1] userspace exits; NULL: not kept */
 	struct stats_timeline *timeline[2];

@@ -82,6 +82,13 @@ void render_slowest(FILE *f, const struct render_opts *o, const struct render_me
 /* report --anatomy: each reason's parts (stats_anatomy_view_new() made v). */
 void render_anatomy(FILE *f, const struct render_opts *o, const struct render_meta *m,
 		    const struct stats_anatomy_view *v);
+/* report --by-guest: its symbol file, as the header names it (syms_path NULL: none). */
+struct render_guest {
+	const char *syms_path, *syms_kind;
+	size_t nsyms;
+};
+void render_by_guest(FILE *f, const struct render_opts *o, const struct render_meta *m,
+		     const struct stats_guest_view *g, const struct render_guest *go);
 /* A split's dominant cause for people: "17.6 ms runnable behind kworker/1:2 (pid 93)". */
 const char *render_split_cause(const struct stats_split *s, char *buf, size_t len);
 /* A time for people: "412 ns", "58.1 us", "17.9 ms", "1.25 s". */

@@ -414,4 +414,60 @@ void stats_anatomy_view_free(struct stats_anatomy_view *v);
 const struct stats_anatomy_row *stats_anatomy_view_find(const struct stats_anatomy_view *v,
 							const char *name);
 
+/* ------------------------------------------------------------------------ */
+/*
+ * report --by-guest (guest.c): a by-sub-key view of a table keyed by the
+ * guest's pc (pair_set_by_guest()), regrouped per reason, each pc with its
+ * symbol and which side of the guest's address space it is on.
+ */
+
+/* A guest symbol lookup (gsym_lookup()'s shape): the name holding pc and *off, or NULL. */
+typedef const char *stats_sym_fn(const void *syms, uint64_t pc, uint64_t *off);
+
+/* Which side of the guest's address space a pc is on (exit_types `pc ... kernel`). */
+enum stats_guest_side { STATS_GUEST_SIDE_UNKNOWN, STATS_GUEST_SIDE_KERNEL, STATS_GUEST_SIDE_USER, STATS_GUEST_SIDE_N };
+
+struct stats_guest_pc {
+	uint64_t pc;
+	bool other;	 /* the row of every pc past the cap (INPUT_SUB_CAP) */
+	const char *sym; /* the guest symbol that holds pc (owned by the gsym), or NULL */
+	uint64_t off;	 /* pc - the symbol's start */
+	enum stats_guest_side side;
+	struct stats_row r; /* count, times: in the view's unit */
+	double pct_count;   /* of the reason's exits */
+	double pct_time;    /* of the reason's handling time */
+};
+
+struct stats_guest_reason {
+	const char *name;
+	uint64_t count, timed;
+	double sum;	   /* view unit */
+	uint64_t no_pc;	   /* exits whose event carried no pc */
+	struct stats_guest_pc *pcs; /* in the view's sort order */
+	size_t npcs;
+};
+
+struct stats_guest_view {
+	struct stats_guest_reason *reasons; /* by sum (count with -s count), descending */
+	size_t n;
+	const char *unit;
+	uint64_t count;		       /* exits, TIMEINGUEST not included */
+	uint64_t no_pc;		       /* of which without a pc */
+	uint64_t side[STATS_GUEST_SIDE_N];   /* exits with a pc, by side */
+	double side_sum[STATS_GUEST_SIDE_N]; /* their handling time, view unit */
+	uint64_t kernel_from;	       /* the ISA's lowest guest-kernel address; 0: unknown */
+	size_t top;		       /* pcs shown per reason (0: all) */
+};
+
+/*
+ * From v (a view of a table rolled up by sub-key, pair_set_by_guest()'s):
+ * sym(syms, ...) names each pc's symbol, sym NULL: none; kernel_from 0 when the ISA's layout does not say; at most
+ * top pcs kept per reason (0: all).
+ */
+struct stats_guest_view *stats_guest_view_new(const struct stats_view *v, stats_sym_fn *sym,
+					      const void *syms, uint64_t kernel_from, size_t top,
+					      enum stats_sort sort);
+void stats_guest_view_free(struct stats_guest_view *g);
+const char *stats_guest_side_name(enum stats_guest_side s);
+
 #endif

@@ -10,6 +10,8 @@
 #include "bucket-map.h"
 #include "cli-local.h"
 #include "err.h"
+#include "exit-types.h"
+#include "gsym.h"
 #include "outfile.h"
 #include "intern.h"
 #include "pipeline.h"
@@ -37,6 +39,8 @@ struct report_opts {
 	int32_t *pids;
 	size_t slowest; /* --slowest N, 0: the table */
 	bool anatomy;	/* --anatomy */
+	bool by_guest;	/* --by-guest */
+	const char *guest_syms; /* --guest-kallsyms FILE */
 	struct text_ts_unit ts_unit; /* --ts-unit (io.ts_unit points here when given) */
 };
 
@@ -70,6 +74,8 @@ enum {
 	O_SLOWEST,
 	O_TS_UNIT,
 	O_ANATOMY,
+	O_BY_GUEST,
+	O_GUEST_SYMS,
 };
 
 static const struct cli_opt opts[] = {
@@ -122,6 +128,14 @@ static const struct cli_opt opts[] = {
 	    "runnable (and behind whom), blocked, halt polling, in the\n"
 	    "VMM, interrupts, softirqs (needs sched events: record\n"
 	    "--anatomy); with --slowest, each exit's dominant cause"),
+    CLI_OPT("by-guest", 0, NULL, O_BY_GUEST,
+	    "which guest code made the exits: per reason, each guest pc\n"
+	    "(the exit event's guest_rip, vcpu_pc, sepc or pc) with its\n"
+	    "share of the reason's exits and time, guest kernel or user\n"
+	    "by the ISA's address layout, and its symbol (--guest-kallsyms)"),
+    CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
+	    "the guest's symbols for --by-guest: a copy of its\n"
+	    "/proc/kallsyms, a System.map, or an ELF (vmlinux, a module)"),
     {.lng = NULL},
 };
 
@@ -205,6 +219,12 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_ANATOMY:
 		o->anatomy = true;
 		return 0;
+	case O_BY_GUEST:
+		o->by_guest = o->io.by_guest = o->io.with_sub = true;
+		return 0;
+	case O_GUEST_SYMS:
+		o->guest_syms = val;
+		return 0;
 	case O_SLOWEST: {
 		unsigned long n;
 
@@ -241,6 +261,13 @@ static int operands(void *arg, int argc, char **argv)
 	if (o->anatomy && (o->per_vcpu || o->per_vm))
 		return err("--anatomy shows the whole run: %s does not apply",
 			   o->per_vcpu ? "--per-vcpu" : "--per-vm");
+	if (o->guest_syms && !o->by_guest)
+		return err("--guest-kallsyms names the symbols of --by-guest: give --by-guest too");
+	if (o->by_guest && (o->per_vcpu || o->per_vm || o->anatomy || o->slowest || o->buckets))
+		return err("--by-guest shows the whole run by guest pc: give it without --per-vcpu, "
+			   "--per-vm, --anatomy, --slowest and --buckets");
+	if (o->by_guest && o->ro.fmt == RENDER_PPC)
+		o->ro.fmt = RENDER_TABLE; /* the 2010 reports had no such view */
 	if (o->slowest && (o->per_vcpu || o->per_vm))
 		return err("--slowest lists single exits, each with its vCPU and thread: %s does not "
 			   "apply",
@@ -564,6 +591,59 @@ static int write_svg(const struct report_opts *o, const struct input_result *r)
 	return ret;
 }
 
+/* The lowest guest-kernel address of the input's ISA (exit_types `pc ... kernel`), 0: unknown. */
+static uint64_t kernel_from(const struct report_opts *o, const struct input_result *r)
+{
+	const struct exit_table *t = r->isa ? exit_types_find(o->io.types, r->isa) : NULL;
+
+	return t ? t->pc_kernel : 0;
+}
+
+static const char *sym_of(const void *syms, uint64_t pc, uint64_t *off)
+{
+	return gsym_lookup(syms, pc, off);
+}
+
+/* --by-guest: the exits by the guest's pc, per reason. */
+static int print_by_guest(struct report_opts *o, struct input_result *r)
+{
+	struct render_meta m;
+	struct render_guest go = {0};
+	struct gsym *syms = NULL;
+	char why[320];
+	int ret = 0;
+
+	meta_of(&m, o, r);
+	const struct stats_table *t = choose(o, r, &m.source, &m.note);
+	if (!stats_table_size(t))
+		return err("no %s exits in the input", m.source);
+	if (o->guest_syms) {
+		if (!(syms = gsym_load(o->guest_syms, why, sizeof(why))))
+			return err("--guest-kallsyms: %s", why);
+		go = (struct render_guest){o->guest_syms, gsym_kind(syms), gsym_count(syms)};
+	}
+	char *inputs = join_inputs(o);
+	m.inputs = inputs;
+	struct stats_table *whole = stats_table_rollup(t, STATS_BY_SUB);
+	struct stats_view *v = stats_view_new(whole, o->unit_ns, o->unit, o->sort);
+	struct stats_guest_view *g = stats_guest_view_new(v, syms ? sym_of : NULL, syms, kernel_from(o, r), 0, o->sort);
+
+	if (g->count == g->no_pc)
+		ret = err("--by-guest: no exit in the input carries the guest's pc (%s: its "
+			  "exit event has no pc field, or the input is statistics)",
+			  r->isa ? r->isa : "no ISA known");
+	else
+		render_by_guest(stdout, &o->ro, &m, g, &go);
+	stats_guest_view_free(g);
+	stats_view_free(v);
+	stats_table_free(whole);
+	gsym_free(syms);
+	free(inputs);
+	if (ret)
+		return ret;
+	return fflush(stdout) == 0 ? 0 : err("writing the report: output error");
+}
+
 /* A snapshot of KVM's statistics (record --stats): its own report, alone. The exit status. */
 static int kstat_report(const struct report_opts *o, const char *path)
 {
@@ -632,6 +712,8 @@ static int run(void *arg)
 		ret = print_slowest(o, &r) < 0 ? 1 : 0;
 	else if (o->anatomy)
 		ret = print_anatomy(o, &r) < 0 ? 1 : 0;
+	else if (o->by_guest)
+		ret = print_by_guest(o, &r) < 0 ? 1 : 0;
 	else
 		ret = print_report(o, &r) < 0 ? 1 : 0;
 	if (!ret && o->svg && write_svg(o, &r) < 0)

@@ -492,6 +492,10 @@ static int decode_exit(struct text_decoder *d, struct binding *b, const char *fs
 		ev->sub = exit_table_subkey(t, v, low);
 		ev->flags |= KES_EXIT_HAS_SUB;
 	}
+	if (t->pc_field && num_of(f, t->pc_field, &v)) { /* as decoder.c does */
+		ev->value = v;
+		ev->flags |= KES_EXIT_HAS_PC;
+	}
 	if ((by_name || rf->has_num) && exit_table_is_halt(t, r.key)) /* as decoder.c does */
 		ev->flags |= KES_EXIT_HALT;
 	if (t->nimplies && (by_name || rf->has_num)) {
@@ -606,6 +610,7 @@ static size_t field_refs(const struct binding *b, const char **names)
 		REF(t->subkey_low_field);
 		REF(t->match.field);
 		REF(t->vcpu_field);
+		REF(t->pc_field);
 		REF(t->entry_match.field);
 	}
 	if (b->detail) {

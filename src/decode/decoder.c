@@ -32,7 +32,7 @@ struct fld {
 /* One exit table bound to one event (kvm_exit serves both VMX and SVM). */
 struct exit_bind {
 	const struct exit_table *t;
-	struct fld reason, sub, error, match, vcpu, dfield, skfield, sklow;
+	struct fld reason, sub, error, match, vcpu, dfield, skfield, sklow, pc;
 	enum kes_detail dkind;	/* the table's detail-field kind */
 	struct exit_name *over; /* names from the recording's own format file */
 	size_t nover;
@@ -248,6 +248,7 @@ static void bind_exit(struct decoder *d, struct bind *b, struct tep_event *ev,
 	x->dfield = field_of(d, ev, t->detail_field);
 	x->skfield = field_of(d, ev, t->subkey_field);
 	x->sklow = field_of(d, ev, t->subkey_low_field);
+	x->pc = field_of(d, ev, t->pc_field);
 	x->dkind = t->detail_kind && exit_types_detail_kind(t->detail_kind) > 0
 		       ? (enum kes_detail)exit_types_detail_kind(t->detail_kind)
 		       : KES_D_NONE;
@@ -723,6 +724,11 @@ static inline __attribute__((always_inline)) void exit_fields(struct decoder *d,
 	}
 	if (x->vcpu.present)
 		ev->vcpu = (int32_t)load_as(d, data, size, &x->vcpu, checked);
+	/* the guest's pc: read only for a view that reads details (--by-guest does) */
+	if (x->pc.present && !d->lean) {
+		ev->value = load(d, data, size, &x->pc);
+		ev->flags |= KES_EXIT_HAS_PC;
+	}
 }
 
 /*

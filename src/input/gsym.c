@@ -368,10 +368,15 @@ static int text_symbol(struct load *l, struct text_state *ts, const char *line, 
 	ts->code++;
 	if (text_module(l, ts, &t, &mod) < 0)
 		return -1;
-	/* 0 is an undefined weak symbol, or an address kallsyms hid (checked at the end) */
+	/*
+	 * 0 is an undefined weak symbol, or an address kallsyms hid (all zero:
+	 * refused at the end); a strong symbol at 0 is real code (a real-mode
+	 * guest's, exitgen's x86 one).
+	 */
 	if (t.addr == 0) {
 		ts->zero++;
-		return 0;
+		if (t.type == 'w' || t.type == 'W')
+			return 0;
 	}
 	return add_sym(l, t.addr, 0, t.name, t.name_len, mod, t.type == 'w' || t.type == 'W');
 }
@@ -540,7 +545,8 @@ static bool elf_code(const struct libelf *lf, Elf *elf, const Elf64_Sym *sym)
 {
 	int type = ELF64_ST_TYPE(sym->st_info);
 
-	if (!sym->st_value || sym->st_shndx == SHN_UNDEF)
+	/* an object file's (ET_REL) first function is at 0: only undefined ones are skipped */
+	if (sym->st_shndx == SHN_UNDEF)
 		return false;
 	return type == STT_FUNC || type == STT_GNU_IFUNC || (type == STT_NOTYPE && in_code(lf, elf, sym));
 }

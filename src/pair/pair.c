@@ -55,6 +55,8 @@ struct machine {
 	const char *reason;
 	const char *isa;
 	struct kes_details d;
+	uint64_t pc; /* the guest's pc at the exit (has_pc), for by_guest */
+	bool has_pc;
 	/* userspace path: the last sub-key of each detail kind since KVM_RUN */
 	uint32_t seen;
 	uint64_t last_sub[KES_D_MAX];
@@ -97,6 +99,7 @@ struct pair {
 	struct stats_table *exits, *uexits;
 	const uint64_t *epoch[2]; /* stats_table_epoch() of exits, uexits */
 	bool with_sub;
+	bool by_guest; /* the sub-key is the guest's pc (pair_set_by_guest()) */
 	struct thread *threads;
 	size_t nslots, used;
 	struct pair_counts n;
@@ -123,7 +126,7 @@ struct pair {
 static void details_used(struct pair *p)
 {
 	/* the anatomy reads kvm_vcpu_wakeup, and each event's place on its thread's clock */
-	p->details = p->with_sub || p->namer || p->out[0] || p->out[1] || p->anatomy;
+	p->details = p->with_sub || p->by_guest || p->namer || p->out[0] || p->out[1] || p->anatomy;
 }
 
 bool pair_reads_details(const struct pair *p)
@@ -160,6 +163,12 @@ void pair_set_namer(struct pair *p, pair_namer_fn fn, void *arg)
 	p->namer = fn;
 	p->namer_arg = arg;
 	details_used(p);
+}
+
+void pair_set_by_guest(struct pair *p)
+{
+	p->by_guest = true;
+	details_used(p); /* the decoder reads the pc only for a view that reads details */
 }
 
 void pair_set_thread_hook(struct pair *p, void (*fn)(void *arg, int32_t tid), void *arg)
@@ -249,7 +258,10 @@ PAIR_INLINE struct stats_key exit_key(const struct pair *p, int32_t tid, const s
 
 	if (p->namer)
 		k.name = p->namer(p->namer_arg, m->isa, m->reason, &m->d);
-	if (p->with_sub && m->d.has_sub) {
+	if (p->by_guest) {
+		k.sub = m->pc;
+		k.has_sub = m->has_pc;
+	} else if (p->with_sub && m->d.has_sub) {
 		k.sub = m->d.sub;
 		k.has_sub = true;
 	}
@@ -295,7 +307,7 @@ PAIR_INLINE struct stats_acc *exit_acc(struct pair *p, struct stats_table *tab, 
 	struct stats_acc *a = row_acc(&t->exit_c[u], tab, p->epoch[u], &k);
 
 	if (k.has_sub)
-		a->sub_kind = (uint8_t)m->d.sub_kind;
+		a->sub_kind = (uint8_t)(p->by_guest ? KES_D_PC : m->d.sub_kind);
 	return a;
 }
 
@@ -426,6 +438,8 @@ PAIR_INLINE void exit_event(struct pair *p, struct stats_table *tab, struct thre
 	m->ts = ev->ts;
 	m->reason = ev->reason;
 	m->isa = ev->isa;
+	m->has_pc = ev->kind == KES_EXIT && (ev->flags & KES_EXIT_HAS_PC);
+	m->pc = ev->value;
 	if (!keep_details)
 		details_clear(&m->d);
 	else

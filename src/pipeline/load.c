@@ -961,6 +961,8 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 				stats_anatomy_set_sub_cap(o->anatomy[i], INPUT_SUB_CAP);
 	}
 	c.p = pair_new(r->exits, r->uexits, o->with_sub);
+	if (o->by_guest)
+		pair_set_by_guest(c.p);
 	if (o->buckets)
 		pair_set_namer(c.p, bucket_map_namer, (void *)o->buckets);
 	pair_set_outliers(c.p, o->outliers[0], o->outliers[1]);

@@ -20,9 +20,12 @@ static const char *const kind_names[KES_D_MAX] = {
     [KES_D_PF] = "page_fault",	 [KES_D_HALT] = "halt",
 };
 
+/* What report --by-guest's sub-keys are called (KES_D_PC: no detail event gives them). */
+static const char pc_label[] = "pc";
+
 const char *exit_types_detail_name(enum kes_detail k)
 {
-	return k < KES_D_MAX ? kind_names[k] : "?";
+	return k < KES_D_MAX ? kind_names[k] : k == KES_D_PC ? pc_label : "?";
 }
 
 int exit_types_detail_kind(const char *name)
@@ -52,7 +55,7 @@ const char *exit_types_sub_label(const struct exit_types *set, enum kes_detail k
 		for (size_t j = 0; j < set->tables[i].ndetails; j++)
 			if (set->tables[i].details[j].kind == (int)k && set->tables[i].details[j].label)
 				return set->tables[i].details[j].label;
-	return "key";
+	return k == KES_D_PC ? pc_label : "key";
 }
 
 /* The first detail event of a kind with a sub-key: it names the kind's sub-keys. */
@@ -73,7 +76,7 @@ const char *exit_types_sub_text(const struct exit_types *set, enum kes_detail k,
 	if (d && d->base == 10)
 		snprintf(buf, len, "%s %llu", d->label, (unsigned long long)sub);
 	else
-		snprintf(buf, len, "%s 0x%llx", d ? d->label : "key", (unsigned long long)sub);
+		snprintf(buf, len, "%s 0x%llx", exit_types_sub_label(set, k), (unsigned long long)sub);
 	return buf;
 }
 
@@ -84,7 +87,7 @@ enum kes_detail exit_types_sub_kind_of(const struct exit_types *set, const char 
 			if (set->tables[i].details[j].label &&
 			    !strcmp(set->tables[i].details[j].label, label))
 				return (enum kes_detail)set->tables[i].details[j].kind;
-	return KES_D_NONE;
+	return !strcmp(label, pc_label) ? KES_D_PC : KES_D_NONE;
 }
 
 const struct exit_types *exit_types_builtin_file(const char *file)

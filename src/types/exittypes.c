@@ -52,13 +52,14 @@ enum once {
 	ONCE_ERROR = 1 << 9,
 	ONCE_DETAIL_FIELD = 1 << 10,
 	ONCE_SUBKEY_FIELD = 1 << 11,
+	ONCE_PC = 1 << 12,
 };
 
 struct builder {
 	struct exit_table t;
 	unsigned seen;
 	unsigned isa_line, exit_line, reason_line, error_line, entry_match_line, event_line,
-	    dfield_line, skfield_line;
+	    dfield_line, skfield_line, pc_line;
 	struct plist names, flags, errnames, aliases, explains, implies, halts;
 	size_t cdetails, cforms, csyms, ctracepoints; /* capacities */
 };
@@ -446,6 +447,30 @@ static int d_entry_match(struct parser *p, const struct args *a)
 static int d_vcpu(struct parser *p, const struct args *a)
 {
 	return (cur(p)->vcpu_field = field_arg(p, a->argv[1])) ? 0 : -1;
+}
+
+/*
+ * pc FIELD [kernel ADDR]: the guest's program counter at the exit (report
+ * --by-guest); with kernel, addresses from ADDR up are the guest kernel's
+ * (the exit event carries no privilege level on most ISAs: the address
+ * layout is what tells them apart).
+ */
+static int d_pc(struct parser *p, const struct args *a)
+{
+	struct exit_table *t = cur(p);
+
+	p->cur.pc_line = p->at.line;
+	if (!(t->pc_field = field_arg(p, a->argv[1])))
+		return -1;
+	if (a->argc == 2)
+		return 0;
+	if (a->argc != 4 || strcmp(a->argv[2], "kernel") != 0)
+		return types_fail(&p->at, "want: pc FIELD [kernel ADDR]");
+	if (number_arg(p, a->argv[3], &t->pc_kernel) < 0)
+		return -1;
+	if (!t->pc_kernel)
+		return types_fail(&p->at, "'pc ... kernel 0' leaves no guest user space");
+	return 0;
 }
 
 static int d_subreason(struct parser *p, const struct args *a)
@@ -848,6 +873,7 @@ static const struct directive directives[] = {
     {"detail", 2, 2, 0, 0, d_detail},
     {"detail-field", 2, 2, 0, ONCE_DETAIL_FIELD, d_detail_field},
     {"subkey-field", 2, 10, 0, ONCE_SUBKEY_FIELD, d_subkey_field},
+    {"pc", 1, 3, 0, ONCE_PC, d_pc},
     {"event", 2, MAX_ARGS - 1, 0, 0, d_event},
     {"form", 2, 2, 2, 0, d_form},
     {"sym", 3, 3, 0, 0, d_sym},
@@ -891,6 +917,10 @@ static int check_table(struct parser *p)
 	if (t->subkey_field && t->kind != EXIT_TABLE_EXIT) {
 		p->at.line = b->skfield_line;
 		return types_fail(&p->at, "'subkey-field' needs 'kind exit'");
+	}
+	if (t->pc_field && t->kind != EXIT_TABLE_EXIT) {
+		p->at.line = b->pc_line;
+		return types_fail(&p->at, "'pc' needs 'kind exit'");
 	}
 	if (t->detail_field && t->kind != EXIT_TABLE_EXIT) {
 		p->at.line = b->dfield_line;
