@@ -44,10 +44,11 @@ bad_opt --give-up later
 bad_opt --mode pv --cpuid 1
 bad_opt --mode pv --msr 1
 bad_opt --mode pv --pf 1
+bad_opt --guest-map
 
 eg --help >"$TMP/help" 2>&1
 eq "--help exit status" "$?" 0
-for opt in --io --mmio --hlt --vcpus --mode --batch --seconds --start-delay --pause-us --quiet --give-up --pin \
+for opt in --io --mmio --hlt --vcpus --mode --batch --seconds --start-delay --pause-us --quiet --give-up --pin --guest-map \
 	"KVM_EXIT_IO = io + 1" "ceil((io + mmio) / B) + 1"; do
 	check "--help mentions '$opt'" grep -qF -- "$opt" "$TMP/help"
 done

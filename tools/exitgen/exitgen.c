@@ -129,6 +129,7 @@ static void usage(const char *prog)
 	      "  --vmm-log FILE  each userspace exit's time in the VMM, by exitgen's clock\n"
 	      "                  (CLOCK_MONOTONIC around KVM_RUN): 'VCPU REASON NS' lines in\n"
 	      "                  order, written at the end\n"
+	      "  --guest-map FILE  the guest code's System.map, every vCPU's (eg_io, eg_done...)\n"
 	      "  --stats-fd      hold the VM's and each vCPU's KVM_GET_STATS_FD open for the\n"
 	      "                  whole run, as QEMU does for its vCPUs (other processes can\n"
 	      "                  then read KVM's binary statistics through pidfd_getfd)\n"
@@ -213,6 +214,7 @@ enum {
 	OPT_HLT_US,
 	OPT_STATS_FD,
 	OPT_SLOW_EXIT,
+	OPT_GUEST_MAP,
 	OPT_HELP
 };
 
@@ -246,6 +248,7 @@ static const struct option long_opts[] = {
     {"hlt-us", required_argument, NULL, OPT_HLT_US},
     {"stats-fd", no_argument, NULL, OPT_STATS_FD},
     {"slow-exit", required_argument, NULL, OPT_SLOW_EXIT},
+    {"guest-map", required_argument, NULL, OPT_GUEST_MAP},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -343,6 +346,9 @@ static void parse_one(struct eg_opts *o, int c, const char *arg, int *pv, long l
 		break;
 	case OPT_VMM_LOG:
 		o->vmm_log = arg;
+		break;
+	case OPT_GUEST_MAP:
+		o->guest_map = arg;
 		break;
 	case OPT_HLT_US:
 		o->hlt_us = parse_uint("--hlt-us", arg, 50000);
@@ -904,6 +910,51 @@ static void write_vmm_log(const struct eg_vm *vm, const struct eg_opts *o)
 		die(EXIT_USAGE, "--vmm-log: %s: %s", o->vmm_log, strerror(errno));
 }
 
+void eg_map_mark(struct eg_map *m, const char *name, uint64_t pc)
+{
+	if (m->n && m->sym[m->n - 1].pc == pc) {
+		m->sym[m->n - 1].name = name;
+		return;
+	}
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 64;
+		m->sym = realloc(m->sym, m->cap * sizeof(*m->sym));
+		if (!m->sym)
+			die(EXIT_USAGE, "out of memory (--guest-map)");
+	}
+	m->sym[m->n++] = (struct eg_sym){pc, name};
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct eg_sym *x = a, *y = b;
+
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * --guest-map: System.map's "ADDR t NAME" lines, by address. O_NOFOLLOW:
+ * exitgen runs as root, and a symbolic link planted at FILE must not send
+ * the write elsewhere. Written before the first KVM_RUN, so a tracer can
+ * read it while the guest runs.
+ */
+static void write_guest_map(struct eg_map *m, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+
+	if (!f)
+		die(EXIT_USAGE, "--guest-map: %s: %s", path, strerror(errno));
+	qsort(m->sym, m->n, sizeof(*m->sym), sym_cmp);
+	for (size_t i = 0; i < m->n; i++)
+		if (!i || sym_cmp(&m->sym[i - 1], &m->sym[i]))
+			fprintf(f, "%016" PRIx64 " t %s\n", m->sym[i].pc, m->sym[i].name);
+	if (ferror(f) | fclose(f)) /* both: fclose must run either way */
+		die(EXIT_USAGE, "--guest-map: %s: %s", path, strerror(errno));
+}
+
 /* Sleeps --start-delay, arms --seconds and opens the gate; returns the start. */
 static struct timespec release_vcpus(struct eg_vm *vm, const struct eg_opts *o)
 {
@@ -982,6 +1033,8 @@ int main(int argc, char **argv)
 		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	}
 	start_vcpus(&vm, &o);
+	if (o.guest_map)
+		write_guest_map(&vm.map, o.guest_map);
 	if (o.hog)
 		start_hog(&hog);
 	if (!o.quiet)
@@ -997,5 +1050,6 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < o.vcpus; i++)
 		free(vm.vcpus[i].vlog);
 	free(vm.vcpus);
+	free(vm.map.sym);
 	return rc;
 }

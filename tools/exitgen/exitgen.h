@@ -59,6 +59,7 @@ struct eg_opts {
 	bool hog;		    /* --hog: a thread spinning on vCPU 0's CPU (implies --pin) */
 	unsigned int mmio_delay_us; /* --mmio-delay-us: the VMM takes this long per MMIO exit */
 	const char *vmm_log;	    /* --vmm-log FILE: each userspace exit's time in the VMM */
+	const char *guest_map;	    /* --guest-map FILE: the guest code's System.map */
 	unsigned int hlt_us;	    /* --hlt-us: each hlt woken by a timer this long after it */
 	bool stats_fd;	     /* --stats-fd: hold KVM_GET_STATS_FD fds open, as QEMU does */
 	uint64_t slow_exit;  /* --slow-exit N:US: vCPU 0's N-th userspace exit (1-based; 0: none) */
@@ -80,6 +81,21 @@ struct eg_vmm_rec {
 };
 
 struct eg_vm;
+
+/*
+ * --guest-map: where each part of the generated guest code starts, as the
+ * exit tracepoints report the guest's pc. A symbol ends where the next one
+ * starts (System.map has no sizes), so a guest marks every part it emits.
+ */
+struct eg_sym {
+	uint64_t pc;
+	const char *name; /* a string literal: "eg_io", "eg_done", ... */
+};
+
+struct eg_map {
+	struct eg_sym *sym;
+	size_t n, cap;
+};
 
 struct eg_vcpu {
 	unsigned int id;
@@ -107,6 +123,7 @@ struct eg_vm {
 	struct eg_vcpu *vcpus;
 	pthread_barrier_t gate;
 	atomic_uint started; /* vCPUs whose first KVM_RUN has returned (see vcpu_main) */
+	struct eg_map map;   /* every vCPU's code, marked by the guest as it emits it */
 };
 
 /* What a guest's exit handler tells the run loop. */
@@ -162,6 +179,12 @@ extern const struct eg_guest eg_guest;
 void __attribute__((noreturn, format(printf, 2, 3))) die(int code, const char *fmt, ...);
 /* The KVM_EXIT_* name of a reason, or "KVM_EXIT_?". */
 const char *eg_exit_name(uint32_t reason);
+/*
+ * Code generation: symbol NAME (a string literal) starts at guest pc PC. A
+ * mark at the pc of the one made just before replaces it (that part emitted
+ * nothing); marks equal in pc and name (vCPUs sharing offsets) are written once.
+ */
+void eg_map_mark(struct eg_map *m, const char *name, uint64_t pc);
 /* die(EXIT_FAIL) naming an exit the guest did not expect. */
 void __attribute__((noreturn)) eg_bad_exit(const struct eg_vcpu *v);
 

@@ -65,7 +65,15 @@ enum { R_CNT = 9, R_DEV = 10, R_HVC = 20, R_WFI = 21 };
 struct code {
 	uint32_t *buf;
 	size_t n; /* instructions */
+	struct eg_map *map; /* --guest-map */
+	uint64_t pc0;	    /* the guest-physical address of buf[0]: the pc, MMU off */
 };
+
+/* The next instructions are symbol NAME's. */
+static void sym(struct code *c, const char *name)
+{
+	eg_map_mark(c->map, name, c->pc0 + 4 * c->n);
+}
 
 static void op(struct code *c, uint32_t insn)
 {
@@ -128,17 +136,25 @@ static void emit_inject(struct code *c, enum eg_inject what)
 	}
 }
 
-/* One pass: mmio stores, hvcs, wfis, the done store; then again from the top. */
-static void gen_guest(uint32_t *buf, const struct eg_opts *o)
+/*
+ * One pass: mmio stores, hvcs, wfis, the done store; then again from the top.
+ * For --guest-map: a stage-2 abort and a trapped wfi report the pc of the
+ * instruction, an hvc the one after it (ELR_EL2: the preferred return), which
+ * is still the loop's (its cmn).
+ */
+static void gen_guest(uint32_t *buf, const struct eg_opts *o, struct eg_map *map, uint64_t pc0)
 {
-	struct code c = {.buf = buf};
+	struct code c = {.buf = buf, .map = map, .pc0 = pc0};
 	size_t top, cbz, skip;
 
+	sym(&c, "eg_start");
 	emit_inject(&c, o->inject);
+	sym(&c, "eg_mmio");
 	cbz = loop_head(&c, o->n[EG_OP_MMIO], &top);
 	strb_dev(&c, MMIO_OFF);
 	loop_tail(&c, cbz, top);
 
+	sym(&c, "eg_hcall");
 	cbz = loop_head(&c, o->n[EG_OP_HCALL], &top);
 	mov32(&c, 0, HVC_FN);
 	op(&c, 0xd4000002u); /* hvc #0 */
@@ -149,11 +165,13 @@ static void gen_guest(uint32_t *buf, const struct eg_opts *o)
 	c.buf[skip] |= rel19(skip, c.n) << 5;
 	loop_tail(&c, cbz, top);
 
+	sym(&c, "eg_hlt");
 	cbz = loop_head(&c, o->n[EG_OP_HLT], &top);
 	op(&c, 0xd503207fu); /* wfi */
 	add1(&c, R_WFI);
 	loop_tail(&c, cbz, top);
 
+	sym(&c, "eg_done");
 	op(&c, 0xb9000000u | (DONE_OFF / 4) << 10 | R_DEV << 5); /* str w0, [x10, #done] */
 	op(&c, 0x14000000u | ((uint32_t)(0 - (int32_t)c.n) & 0x3ffffffu)); /* b 0 */
 }
@@ -211,7 +229,7 @@ static void vcpu_init(struct eg_vm *vm, struct eg_vcpu *v, const struct eg_opts 
 	if (ioctl(v->fd, KVM_ARM_VCPU_INIT, &init) < 0)
 		die(EXIT_USAGE, "KVM_ARM_VCPU_INIT: %s", strerror(errno));
 	memset(code, 0, sizeof(code));
-	gen_guest(code, o);
+	gen_guest(code, o, &vm->map, RAM_GPA + win);
 	v->win = vm->mem + win;
 	memcpy(v->win, code, sizeof(code));
 	/* After KVM_ARM_VCPU_INIT: EL1h, DAIF masked, MMU and caches off. */
@@ -304,7 +322,8 @@ const struct eg_guest eg_guest = {
 	     "\n"
 	     "Each pass ends with a 4-byte store to gpa 0x10000020 (the done exit), so per\n"
 	     "vCPU per pass: KVM_EXIT_MMIO = mmio + 1. KVM_EXIT_INTR (timer signals that\n"
-	     "ended KVM_RUN, at least one per wfi) is counted, not predicted.\n",
+	     "ended KVM_RUN, at least one per wfi) is counted, not predicted.\n"
+	     "--guest-map: guest-physical pcs (kvm_exit's vcpu_pc), each vCPU's own copy.\n",
     .vm_type = vm_type,
     .vm_init = vm_init,
     .vcpu_init = vcpu_init,

@@ -116,7 +116,19 @@ struct code {
 	uint32_t *buf; /* guest RAM */
 	size_t len;    /* in words */
 	size_t max;
+	struct eg_map *map; /* --guest-map */
+	uint64_t pc0;	    /* the guest-physical address of buf[0]: the pc in real mode */
 };
+
+/*
+ * The next instructions are symbol NAME's. A store or a privileged
+ * instruction reports its own address, an `sc` the next one (SRR0/HSRR0):
+ * every `sc` here is followed by code of the same loop.
+ */
+static void sym(struct code *c, const char *name)
+{
+	eg_map_mark(c->map, name, c->pc0 + 4 * c->len);
+}
 
 static void emit(struct code *c, uint32_t insn)
 {
@@ -263,12 +275,13 @@ static void body_pvcall(struct code *c)
 }
 
 /* n x body, counted down in R_LOOP (addic. sets cr0 from the 64-bit result). */
-static void emit_loop(struct code *c, uint32_t n, body_fn body)
+static void emit_loop(struct code *c, uint32_t n, body_fn body, const char *name)
 {
 	size_t top;
 
 	if (!n)
 		return;
+	sym(c, name);
 	load32(c, R_LOOP, n);
 	top = c->len;
 	body(c);
@@ -295,13 +308,16 @@ static void emit_inject(struct code *c, enum eg_inject what)
  */
 static void gen_guest(struct code *c, const struct eg_opts *o)
 {
+	sym(c, "eg_start");
 	emit_inject(c, o->inject);
-	emit_loop(c, o->n[EG_OP_MMIO], body_mmio);
-	emit_loop(c, o->n[EG_OP_HCALL], g_variant == V_PR ? body_hcall_pr : body_hcall_hv);
-	emit_loop(c, o->n[EG_OP_HCALL_USER], body_hcall_user);
-	emit_loop(c, o->n[EG_OP_PRIV], body_priv);
-	emit_loop(c, o->n[EG_OP_PVCALL], body_pvcall);
-	emit_loop(c, o->n[EG_OP_HLT], body_hlt);
+	emit_loop(c, o->n[EG_OP_MMIO], body_mmio, "eg_mmio");
+	emit_loop(c, o->n[EG_OP_HCALL], g_variant == V_PR ? body_hcall_pr : body_hcall_hv,
+		  "eg_hcall");
+	emit_loop(c, o->n[EG_OP_HCALL_USER], body_hcall_user, "eg_hcall_user");
+	emit_loop(c, o->n[EG_OP_PRIV], body_priv, "eg_priv");
+	emit_loop(c, o->n[EG_OP_PVCALL], body_pvcall, "eg_pvcall");
+	emit_loop(c, o->n[EG_OP_HLT], body_hlt, "eg_hlt");
+	sym(c, "eg_done");
 	std_(c, R_HCALL, COUNT_OFF + 8 * C_HCALL, R_WIN);
 	std_(c, R_HLT, COUNT_OFF + 8 * C_HLT, R_WIN);
 	std_(c, R_PRIV, COUNT_OFF + 8 * C_PRIV, R_WIN);
@@ -316,12 +332,16 @@ static void gen_guest(struct code *c, const struct eg_opts *o)
  * interrupt the guest did not ask for becomes one clear failure in the VMM
  * instead of a run into zeroed memory.
  */
-static void gen_vectors(uint8_t *mem)
+static void gen_vectors(uint8_t *mem, struct eg_map *map)
 {
 	for (uint32_t vec = 0x100; vec < 0x1000; vec += 0x20) {
-		struct code c = {.buf = (uint32_t *)(mem + vec), .max = 8};
+		struct code c = {.buf = (uint32_t *)(mem + vec), .max = 8, .map = map, .pc0 = vec};
 
+		/* --guest-map: eg_irq is the decrementer's, eg_trap the failing stubs around it */
+		if (vec == 0x100 || vec == 0x920)
+			sym(&c, "eg_trap");
 		if (vec == 0x900) { /* decrementer: rearm, return (see the top) */
+			sym(&c, "eg_irq");
 			emit(&c, 0x7c1603a6u | D(R_DEC)); /* mtdec r14 */
 			emit(&c, 0x4c000024u);		  /* rfid */
 			continue;
@@ -367,7 +387,7 @@ static void vm_init(struct eg_vm *vm, const struct eg_opts *o)
 		    g_variant == V_PR ? "PR" : "HV");
 	if (g_variant == V_HV && o->n[EG_OP_PVCALL])
 		die(EXIT_USAGE, "--pvcall: this is a KVM HV VM; PV calls need --variant pr");
-	gen_vectors(vm->mem);
+	gen_vectors(vm->mem, &vm->map);
 }
 
 static void enable_papr(const struct eg_vcpu *v)
@@ -397,7 +417,7 @@ static void setup_regs(struct eg_vcpu *v, uint64_t win_gpa)
 static void vcpu_init(struct eg_vm *vm, struct eg_vcpu *v, const struct eg_opts *o)
 {
 	uint64_t win_gpa = WIN_BASE + (uint64_t)v->id * WIN_SIZE;
-	struct code c = {.max = CODE_MAX / 4};
+	struct code c = {.max = CODE_MAX / 4, .map = &vm->map, .pc0 = win_gpa};
 
 	v->win = vm->mem + win_gpa;
 	c.buf = (uint32_t *)v->win;
@@ -533,7 +553,9 @@ const struct eg_guest eg_guest = {
 	"Each pass ends with a 1-byte store to gpa 0x40000100 (the done exit), so per\n"
 	"vCPU per pass: KVM_EXIT_MMIO = mmio + 1, KVM_EXIT_PAPR_HCALL = hcall-user.\n"
 	"An interrupt the guest takes (its vectors report through gpa 0x40000200)\n"
-	"fails the run.\n",
+	"fails the run.\n"
+	"--guest-map: guest-physical pcs (the exit tracepoints' pc), each vCPU's own\n"
+	"copy; the vectors: eg_irq the decrementer's at 0x900, eg_trap the others.\n",
     .check = check,
     .vm_type = vm_type,
     .vm_init = vm_init,

@@ -82,8 +82,19 @@ enum {
 
 struct code {
 	uint32_t *buf;
-	size_t len; /* in instructions */
+	size_t len;	    /* in instructions */
+	struct eg_map *map; /* --guest-map */
+	uint64_t pc0;	    /* the guest-physical address of buf[0]: the pc, MMU off */
 };
+
+/*
+ * The next instructions are symbol NAME's. Every trap here reports sepc =
+ * the trapping instruction itself (an ecall's too: KVM adds 4 after it).
+ */
+static void sym(struct code *c, const char *name)
+{
+	eg_map_mark(c->map, name, c->pc0 + 4 * c->len);
+}
 
 static void emit(struct code *c, uint32_t insn)
 {
@@ -198,37 +209,43 @@ static void emit_inject(struct code *c, enum eg_inject what)
  * SBI calls, wfis, then the done store; after it the VMM either stops the
  * vCPU or resumes it, and the guest starts the next pass.
  */
-static size_t gen_guest(uint32_t *buf, const struct eg_opts *o)
+static size_t gen_guest(uint32_t *buf, const struct eg_opts *o, struct eg_map *map, uint64_t pc0)
 {
-	struct code c = {.buf = buf};
+	struct code c = {.buf = buf, .map = map, .pc0 = pc0};
 	size_t top;
 
+	sym(&c, "eg_start");
 	emit(&c, ADDI(REG_HCALL, ZERO, 0));
 	emit(&c, ADDI(REG_HLT, ZERO, 0));
 	emit(&c, ADDI(REG_HCALL_USER, ZERO, 0));
 	emit_li(&c, S0, MMIO_BASE);
 	emit_inject(&c, o->inject);
 	if (o->n[EG_OP_MMIO]) {
+		sym(&c, "eg_mmio");
 		top = emit_loop_head(&c, o->n[EG_OP_MMIO]);
 		emit(&c, SB(ZERO, MMIO_OFF, S0));
 		emit_loop_tail(&c, top);
 	}
 	if (o->n[EG_OP_HCALL]) {
+		sym(&c, "eg_hcall");
 		top = emit_loop_head(&c, o->n[EG_OP_HCALL]);
 		emit_sbi_call(&c, SBI_EXT_NONE, 0, SBI_NOT_SUPP, false, REG_HCALL);
 		emit_loop_tail(&c, top);
 	}
 	if (o->n[EG_OP_HCALL_USER]) {
+		sym(&c, "eg_hcall_user");
 		top = emit_loop_head(&c, o->n[EG_OP_HCALL_USER]);
 		emit_sbi_call(&c, SBI_EXT_USER, SBI_FID_USER, 0, true, REG_HCALL_USER);
 		emit_loop_tail(&c, top);
 	}
 	if (o->n[EG_OP_HLT]) {
+		sym(&c, "eg_hlt");
 		top = emit_loop_head(&c, o->n[EG_OP_HLT]);
 		emit(&c, WFI);
 		emit(&c, ADDI(REG_HLT, REG_HLT, 1));
 		emit_loop_tail(&c, top);
 	}
+	sym(&c, "eg_done");
 	emit(&c, SB(ZERO, DONE_OFF, S0));
 	emit(&c, jal(c.len, 0, ZERO)); /* j 0 */
 	return c.len * 4;
@@ -289,7 +306,7 @@ static uint64_t get_gpr(const struct eg_vcpu *v, int gpr)
 static void vcpu_init(struct eg_vm *vm, struct eg_vcpu *v, const struct eg_opts *o)
 {
 	uint32_t code[CODE_MAX / 4];
-	size_t len = gen_guest(code, o);
+	size_t len = gen_guest(code, o, &vm->map, MEM_GPA + v->id * WIN_SIZE);
 
 	v->win = vm->mem + v->id * WIN_SIZE;
 	memcpy(v->win, code, len);
@@ -422,7 +439,8 @@ const struct eg_guest eg_guest = {
 	     "Each pass ends with `sb` to gpa 0x40000018 (the done exit), so per vCPU per\n"
 	     "pass: KVM_EXIT_MMIO = mmio + 1   KVM_EXIT_RISCV_SBI = hcall_user.\n"
 	     "Each vCPU's code is in its own page: one instruction guest-page fault\n"
-	     "(scause 20) per vCPU in the whole run.\n",
+	     "(scause 20) per vCPU in the whole run.\n"
+	     "--guest-map: guest-physical pcs (kvm_exit's sepc), each vCPU's own copy.\n",
     .vm_type = vm_type,
     .vm_init = vm_init,
     .vcpu_init = vcpu_init,

@@ -66,6 +66,9 @@ _Static_assert(MEM_SIZE <= MMIO_SEG * 16u, "the MMIO address must not be RAM");
 #define HLT_VECTOR    8u
 #define HLT_COUNT_OFF 0x3000u /* after the PV page, inside the window */
 #define HANDLER_OFF   0x0f00u /* the IRQ0 handler, at the end of the code area */
+#define BELL_OFF      0x0f80u /* the PV doorbell, a subroutine: its exits in eg_pv_bell */
+_Static_assert(HANDLER_OFF + 0x10u <= BELL_OFF && BELL_OFF + 0x10u <= CODE_MAX,
+	       "the IRQ0 handler and the doorbell must fit the code area");
 _Static_assert(PV_OFF + PV_PAGE_SIZE <= HLT_COUNT_OFF && HLT_COUNT_OFF + 4 <= WIN_SIZE,
 	       "the halt count must not overlap the PV page");
 
@@ -84,7 +87,18 @@ enum { PV_OP_IO = 1, PV_OP_MMIO = 2 };
 struct code {
 	uint8_t *buf;
 	size_t len;
+	struct eg_map *map; /* --guest-map */
 };
+
+/*
+ * The next bytes are symbol NAME's. The guest's pc in every exit tracepoint
+ * is IP, the offset in CS, and every vCPU's CS is its window with its code at
+ * 0: the same offsets on every vCPU.
+ */
+static void sym(struct code *c, const char *name)
+{
+	eg_map_mark(c->map, name, c->len);
+}
 
 static void emit(struct code *c, const uint8_t *bytes, size_t n)
 {
@@ -124,11 +138,22 @@ static void emit_loop_tail(struct code *c, size_t top)
 	emit_jnz(c, top);
 }
 
-/* mov ax, bp; out 0xf0, ax; xor bp, bp; mov di, PV_OFF: ring and rewind */
-#define BELL_LEN 9
+/*
+ * call BELL_OFF: the doorbell is a subroutine, not inline in each queueing
+ * loop, so that its exits fall in a symbol of its own (eg_pv_bell).
+ */
+#define BELL_LEN 3
 static void emit_doorbell(struct code *c)
 {
-	EMIT(c, 0x89, 0xe8, 0xe7, PORT_BELL, 0x31, 0xed, 0xbf, LE16(PV_OFF));
+	EMIT(c, 0xe8, LE16((uint16_t)(BELL_OFF - (c->len + BELL_LEN))));
+}
+
+/* At BELL_OFF: mov ax, bp; out 0xf0, ax; xor bp, bp; mov di, PV_OFF; ret: ring and rewind */
+static void write_bell(uint8_t *code)
+{
+	static const uint8_t b[] = {0x89, 0xe8, 0xe7, PORT_BELL, 0x31, 0xed, 0xbf, LE16(PV_OFF), 0xc3};
+
+	memcpy(code + BELL_OFF, b, sizeof(b));
 }
 
 /*
@@ -175,6 +200,7 @@ static void emit_ops(struct code *c, uint32_t n, bool mmio, unsigned int batch)
 
 	if (!n)
 		return;
+	sym(c, mmio ? "eg_mmio" : "eg_io");
 	if (batch) {
 		emit_pv_ops(c, n,
 			    mmio ? pv_record(PV_OP_MMIO, MMIO_OFF) : pv_record(PV_OP_IO, PORT_IO),
@@ -210,6 +236,7 @@ static void emit_cpuid(struct code *c, uint32_t n)
 
 	if (!n)
 		return;
+	sym(c, "eg_cpuid");
 	top = emit_esi_head(c, n);
 	EMIT(c, 0x66, 0x31, 0xc0); /* xor eax, eax */
 	EMIT(c, 0x0f, 0xa2);	   /* cpuid */
@@ -224,6 +251,7 @@ static void emit_msr(struct code *c, uint32_t n)
 
 	if (!n)
 		return;
+	sym(c, "eg_msr");
 	top = emit_esi_head(c, n);
 	EMIT(c, 0x66, 0xb9, LE32(MSR_READ)); /* mov ecx, msr */
 	EMIT(c, 0x0f, 0x32);		     /* rdmsr */
@@ -238,6 +266,7 @@ static void emit_pf(struct code *c, uint32_t n)
 
 	if (!n)
 		return;
+	sym(c, "eg_pf");
 	EMIT(c, 0x66, 0x31, 0xdb); /* xor ebx, ebx */
 	top = emit_esi_head(c, n);
 	EMIT(c, 0x65, 0x67, 0x88, 0x03);	  /* mov gs:[ebx], al (32-bit address) */
@@ -271,6 +300,7 @@ static void emit_timed_hlts(struct code *c, uint32_t n, unsigned int us)
 		return;
 	if (count > 0xffff)
 		count = 0xffff;
+	sym(c, "eg_hlt");
 	emit_loop_head(c, n);
 	top = c->len;
 	EMIT(c, 0xb0, 0x30, 0xe6, 0x43);		     /* channel 0, lo/hi byte, mode 0 */
@@ -305,11 +335,12 @@ static void emit_inject(struct code *c, enum eg_inject what)
  * page-fault storm, hlts, then the done `out`. After the done exit the VMM
  * either stops the vCPU or resumes it, and the guest starts the next pass.
  */
-static size_t gen_guest(uint8_t *buf, const struct eg_opts *o)
+static size_t gen_guest(uint8_t *buf, const struct eg_opts *o, struct eg_map *map)
 {
-	struct code c = {.buf = buf};
+	struct code c = {.buf = buf, .map = map};
 	size_t top;
 
+	sym(&c, "eg_start");
 	if (o->hlt_us)
 		emit_pic_init(&c);
 	if (o->batch)
@@ -328,11 +359,13 @@ static size_t gen_guest(uint8_t *buf, const struct eg_opts *o)
 	if (o->hlt_us) {
 		emit_timed_hlts(&c, o->n[EG_OP_HLT], o->hlt_us);
 	} else if (o->n[EG_OP_HLT]) {
+		sym(&c, "eg_hlt");
 		emit_loop_head(&c, o->n[EG_OP_HLT]);
 		top = c.len;
 		EMIT(&c, 0xf4); /* hlt */
 		emit_loop_tail(&c, top);
 	}
+	sym(&c, "eg_done");
 	EMIT(&c, 0xe6, PORT_DONE);			   /* out 0xf4, al */
 	EMIT(&c, 0xe9, LE16((uint16_t)(0 - (c.len + 3)))); /* jmp 0 */
 	return c.len;
@@ -463,7 +496,7 @@ static void setup_regs(struct eg_vcpu *v)
 static void vcpu_init(struct eg_vm *vm, struct eg_vcpu *v, const struct eg_opts *o)
 {
 	uint8_t code[CODE_MAX];
-	size_t len = gen_guest(code, o);
+	size_t len = gen_guest(code, o, &vm->map);
 
 	v->win = vm->mem + WIN_BASE + v->id * WIN_SIZE;
 	memcpy(v->win, code, len);
@@ -471,7 +504,12 @@ static void vcpu_init(struct eg_vm *vm, struct eg_vcpu *v, const struct eg_opts 
 		uint16_t ivt[2] = {HANDLER_OFF, (uint16_t)((WIN_BASE + v->id * WIN_SIZE) >> 4)};
 
 		write_handler(v->win);
+		eg_map_mark(&vm->map, "eg_irq", HANDLER_OFF);
 		memcpy(vm->mem + HLT_VECTOR * 4, ivt, sizeof(ivt)); /* real mode's IVT at 0 */
+	}
+	if (o->batch) {
+		write_bell(v->win);
+		eg_map_mark(&vm->map, "eg_pv_bell", BELL_OFF);
 	}
 	setup_regs(v);
 }
@@ -623,7 +661,9 @@ const struct eg_guest eg_guest = {
 	     "page of RAM shared with the VMM and rings a doorbell (16-bit `out 0xf0,ax`,\n"
 	     "value = records queued) every B records and once at the end of the io/mmio\n"
 	     "phase for a partial batch; the VMM validates and performs the records. The\n"
-	     "work done (ops_io, ops_mmio) is the same in both modes; hlt stays a real hlt.\n",
+	     "work done (ops_io, ops_mmio) is the same in both modes; hlt stays a real hlt.\n"
+	     "--guest-map: IPs (offsets in CS, as kvm_exit's guest_rip), the same for every\n"
+	     "vCPU; eg_irq is --hlt-us's IRQ0 handler, eg_pv_bell the pv doorbell.\n",
     .hlt_timer = true,
     .check = check,
     .vm_type = vm_type,
