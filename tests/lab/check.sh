@@ -75,6 +75,11 @@ workload() {
 
 	match_rows "$w: --buckets ppc" "$(rows "$S/$w.buckets.csv")" "$(expected "$vars" bucket:)" strict >"$V"; apply
 	match_rows "$w: --by-sub" "$(rows "$S/$w.bysub.csv" sub)" "$(expected "$vars" sub:)" >"$V"; apply
+	# --by-guest with exitgen's own symbol map: each op's exits on its function
+	if [ -n "$(expected "$vars" guest:)" ]; then
+		eq "$w: report (byguest) stderr" "$(cat "$S/$w.byguest.err" 2>/dev/null)" ""
+		match_rows "$w: --by-guest" "$(guest_rows "$S/$w.byguest.csv")" "$(expected "$vars" guest:)" >"$V"; apply
+	fi
 	per_vcpu "$w" "$S/$w.pervcpu.csv" exits
 	per_vcpu "$w" "$S/$w.userpervcpu.csv" userspace
 }

@@ -41,7 +41,7 @@ expect_lines() {
 calc() { (eval "$1" && eval "echo \$(( $2 ))") 2>/dev/null || echo "?"; }
 
 # expected VARS PREFIX: "key<TAB>op<TAB>value" for the rules of one kind
-# (PREFIX "" for exit reasons, "bucket:" or "sub:"), value evaluated.
+# (PREFIX "" for exit reasons, "bucket:", "sub:" or "guest:"), value evaluated.
 expected() {
 	expect_lines | while IFS="$TAB" read -r k op e; do
 		case $2 in
@@ -69,6 +69,13 @@ rows() {
 		else { if ($2 != tid || $17 != "") next; n = $1 }
 		c[n] += $4; t[n] += $18; s[n] += $8
 	} END { for (n in c) printf "%s\t%d\t%d\t%s\n", n, c[n], t[n], s[n] }' "$1"
+}
+
+# guest_rows CSV: "reason@symbol<TAB>count" of report --by-guest -f csv (pcs
+# without a symbol: reason@?), summed over the symbol's pcs.
+guest_rows() {
+	awk -F, 'NR > 1 && $2 != "none" { n = $1 "@" ($11 == "" ? "?" : $11); c[n] += $3 }
+		END { for (n in c) printf "%s\t%d\n", n, c[n] }' "$1"
 }
 
 # count_of ROWS NAME: the count (every exit) of NAME in rows() output (0 if none).

@@ -123,6 +123,7 @@ views() {
 	k -f csv --source userspace >"$w.user.csv" 2>"$w.user.err"
 	k -f csv --buckets ppc >"$w.buckets.csv" 2>"$w.buckets.err"
 	k -f csv --by-sub >"$w.bysub.csv" 2>"$w.bysub.err"
+	[ ! -f "$w.map" ] || k -f csv --by-guest --guest-kallsyms "$w.map" >"$w.byguest.csv" 2>"$w.byguest.err"
 	k -f csv --per-vcpu >"$w.pervcpu.csv" 2>"$w.pervcpu.err"
 	k -f csv --per-vcpu --source userspace >"$w.userpervcpu.csv" 2>"$w.userpervcpu.err"
 }
@@ -133,7 +134,7 @@ record() {
 	w=$1
 	shift
 	rm -f /tmp/$w.dat
-	g kvm-exitstat record -o /tmp/$w.dat -- exitgen "$@" >$w.exitgen 2>$w.record.err
+	g kvm-exitstat record -o /tmp/$w.dat -- exitgen --guest-map $w.map "$@" >$w.exitgen 2>$w.record.err
 	echo $? >$w.record.rc
 	cp /tmp/$w.dat $w.dat && rm -f /tmp/$w.dat
 	views $w
