@@ -119,6 +119,22 @@ static void test_spot_checks(void)
 		      "DATA_STORAGE, DATA_SEGMENT yes, SYSCALL no");
 	}
 	CHECK(!exit_table_has_subkey(table("x86_vmx"), 48), "no sub-key field elsewhere");
+	/* the guest's pc (--by-guest): each exit event's field, as the formats name it */
+	{
+		static const char *const pcs[][2] = {
+		    {"x86_svm", "guest_rip"}, {"x86_vmx", "guest_rip"}, {"arm64", "vcpu_pc"},
+		    {"riscv", "sepc"},	      {"ppc_book3s_hv", "pc"},  {"ppc_book3s_pr", "pc"},
+		    {"ppc_booke", "pc"},      {"loongarch", "pc"},
+		};
+		for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++)
+			if ((t = table(pcs[i][0])))
+				CHECK_STR(t->pc_field, pcs[i][1]);
+		CHECK(table("x86_svm") && table("x86_svm")->pc_kernel == 0xff00000000000000ull,
+		      "x86: the kernel half from 0xff00000000000000");
+		CHECK(table("ppc_booke") && !table("ppc_booke")->pc_kernel,
+		      "booke: a 32-bit layout, no kernel address");
+		CHECK(!table("userspace") || !table("userspace")->pc_field, "userspace exits: no pc");
+	}
 	/*
 	 * riscv's guest-page faults: the privileged spec's htval is the gpa
 	 * shifted right by 2, stval keeps the low bits (a byte store at 0x40000011;
@@ -403,6 +419,13 @@ static void test_malformed(void)
 	     "t.types:4:", "want: subkey-field"},
 	    {"isa a\nexit k:e\nreason r\nsubkey-field h shift 64 s 1\n", "t.types:4:", "1..63"},
 	    {"isa a\nexit k:e\nreason r\nsubkey-field h shift 0 s 1\n", "t.types:4:", "1..63"},
+	    {"isa a\nkind userspace\nexit k:e\nreason r\npc rip\n", "t.types:5:", "'pc' needs"},
+	    {"isa a\nexit k:e\nreason r\npc rip kernel\n", "t.types:4:", "want: pc"},
+	    {"isa a\nexit k:e\nreason r\npc rip kern 0x8\n", "t.types:4:", "want: pc"},
+	    {"isa a\nexit k:e\nreason r\npc rip kernel 0\n", "t.types:4:", "no guest user"},
+	    {"isa a\nexit k:e\nreason r\npc rip kernel 0xzz\n", "t.types:4:", "bad number"},
+	    {"isa a\nexit k:e\nreason r\npc 1x\n", "t.types:4:", "bad field"},
+	    {"isa a\nexit k:e\nreason r\npc a\npc b\n", "t.types:5:", "twice"},
 	    {"isa a\nkind userspace\nexit k:e\nreason r\ndetail 6 mmio\ndetail 6 pio\n",
 	     "t.types:6:", "both"},
 	    /* detail events, printed forms, symbols, aliases */
@@ -489,11 +512,15 @@ static void test_data_moved(void)
 		  vmx->aliases[0].key == 7,
 	      "the one VMX plugin name");
 	/* kvm_exit prints alike on VMX and SVM: each form once, then arm64's, riscv's, ... */
-	/* x86: with rip, and the two an author trimmed to "reason X" */
+	/*
+	 * x86: with the rip's value (--by-guest), with "rip " only, and the two
+	 * an author trimmed to "reason X": 6; arm64 with and without its PC: 2;
+	 * riscv: 1; book3s PR and booke (not kvm:): 2
+	 */
 	n = exit_types_forms(&set, NULL, "kvm_exit", f, t, 16);
-	CHECK(n == 8, "forms of kvm_exit: %zu", n);
+	CHECK(n == 11, "forms of kvm_exit: %zu", n);
 	n = exit_types_forms(&set, "kvm", "kvm_exit", f, t, 16);
-	CHECK(n == 6, "forms of kvm:kvm_exit: %zu", n);
+	CHECK(n == 9, "forms of kvm:kvm_exit: %zu", n);
 	n = exit_types_forms(&set, "kvm", "kvm_userspace_exit", f, t, 8);
 	CHECK(n == 1 && f[0]->fixup && !strcmp(f[0]->fixup, "userspace-errno"),
 	      "kvm_userspace_exit's form and fixup");
