@@ -32,7 +32,12 @@
 #define THREAD_SLOTS   1024
 #define MAX_CANDS      8
 #define MAX_NEW_NAMES  1024 /* names/keys no table knows, interned at most */
-#define MAX_FIELD_REFS 16
+/*
+ * Field names a generic "name=value" payload is searched for: every table of
+ * the event's (kvm_exit: x86 twice, arm64, riscv, loongarch, ...) names up to
+ * ten, many the same; each name is kept once.
+ */
+#define MAX_FIELD_REFS 48
 #define MAX_LABELS     24 /* words of an event's forms that a value follows */
 
 struct label {
@@ -589,6 +594,14 @@ static int decode_detail(struct text_decoder *d, const struct binding *b, const 
 	return 1;
 }
 
+static bool listed(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
 /* The field names the tables read from this event: what the generic "name=value" reader looks for.
  */
 static size_t field_refs(const struct binding *b, const char **names)
@@ -597,7 +610,7 @@ static size_t field_refs(const struct binding *b, const char **names)
 
 #define REF(x)                                                                                     \
 	do {                                                                                       \
-		if ((x) && n < MAX_FIELD_REFS)                                                     \
+		if ((x) && n < MAX_FIELD_REFS && !listed(names, n, (x)))                           \
 			names[n++] = (x);                                                          \
 	} while (0)
 	for (size_t i = 0; i < b->nt; i++) {
