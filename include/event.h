@@ -66,6 +66,14 @@ enum kes_detail {
 	KES_D_PF,      /* sub = fault address; value = error_code (x86: per exit, see ppc.map) */
 	KES_D_HALT,    /* the vCPU blocked until woken (kvm_vcpu_wakeup, book3s HV ceded); no sub-key;
 			  kvm_vcpu_wakeup: sub = the halt's ns, value = waited (it slept) */
+	/*
+	 * x86 nesting (report --nested), no sub-key: the exit was L2's
+	 * (kvm_nested_vmexit), L0 reflected it to L1 (kvm_nested_vmexit_inject),
+	 * the exit's handling entered L2 (kvm_nested_vmenter, SVM's kvm_nested_vmrun).
+	 */
+	KES_D_NESTED_EXIT,
+	KES_D_NESTED_INJECT,
+	KES_D_NESTED_ENTER,
 	KES_D_MAX,
 	/*
 	 * Not a detail event's kind (past KES_D_MAX: no bucket map or data file

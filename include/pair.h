@@ -46,6 +46,8 @@ struct pair *pair_new(struct stats_table *exits, struct stats_table *uexits, boo
  * (report --by-guest): events whose table has a `pc` field carry it.
  */
 void pair_set_by_guest(struct pair *p);
+/* report --nested: each kvm_exit, with its kvm_nested_* details, to n (stats_nested_exit()). */
+void pair_set_nested(struct pair *p, struct stats_nested *n);
 void pair_free(struct pair *p);
 /*
  * Each timed exit of the kvm_exit machine also goes to exits, each of the

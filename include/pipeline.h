@@ -42,6 +42,8 @@ struct input_opts {
 	 * [1] userspace exits (pair_set_anatomy()); NULL: not made
 	 */
 	struct stats_anatomy *anatomy[2];
+	/* --nested: each kvm_exit's nesting (pair_set_nested()); NULL: not kept */
+	struct stats_nested *nested;
 };
 
 /*

@@ -89,6 +89,9 @@ struct render_guest {
 };
 void render_by_guest(FILE *f, const struct render_opts *o, const struct render_meta *m,
 		     const struct stats_guest_view *g, const struct render_guest *go);
+/* report --nested: L2's exits, L0 or L1, and L1's windows (times in unit: unit_ns each). */
+void render_nested(FILE *f, const struct render_opts *o, const struct render_meta *m,
+		   const struct stats_nested_view *v, double unit_ns, const char *unit);
 /* A split's dominant cause for people: "17.6 ms runnable behind kworker/1:2 (pid 93)". */
 const char *render_split_cause(const struct stats_split *s, char *buf, size_t len);
 /* A time for people: "412 ns", "58.1 us", "17.9 ms", "1.25 s". */

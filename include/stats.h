@@ -470,4 +470,53 @@ struct stats_guest_view *stats_guest_view_new(const struct stats_view *v, stats_
 void stats_guest_view_free(struct stats_guest_view *g);
 const char *stats_guest_side_name(enum stats_guest_side s);
 
+/* ------------------------------------------------------------------------ */
+/*
+ * report --nested (nested.c): an x86 host's nested guests, from the
+ * kvm_nested_* detail events of each kvm_exit: L2's exits by reason, handled
+ * by L0 or reflected to L1, and for each reflected one L1's handling window
+ * (its re-entry into L1 to the re-entry into L2) with L1's exits in it.
+ */
+struct stats_nested;
+
+enum stats_nested_kind {
+	STATS_NESTED_L2,       /* an exit of L2's (kvm_nested_vmexit), by its reason */
+	STATS_NESTED_INJECTED, /* L0 made L1 exit with no exit of L2's (nested_inject alone) */
+	STATS_NESTED_L1,       /* an exit of L1's inside a handling window, by its reason */
+};
+
+struct stats_nested_row {
+	const char *name; /* interned */
+	enum stats_nested_kind kind;
+	uint64_t count;
+	uint64_t l0, l0_timed, l0_ns; /* L2: handled by L0 alone (and their handling time) */
+	uint64_t reflected;	      /* L2: reflected to L1 */
+	/* L2 and INJECTED: the windows that closed (L1 entered L2 again), their L1 exits and time */
+	uint64_t windows, window_exits, window_ns;
+};
+
+struct stats_nested_view {
+	struct stats_nested_row *rows; /* L2, then INJECTED, then L1 rows; each by count */
+	size_t nrows;
+	uint64_t l2, l0, reflected, injected, l1;
+	uint64_t windows, window_exits, window_ns; /* over the L2 rows */
+	uint64_t open_windows, open_exits; /* windows open at the trace's end, their L1 exits */
+	uint64_t broken; /* windows an exit of L2's ended first (events lost) */
+};
+
+struct stats_nested *stats_nested_new(void);
+void stats_nested_free(struct stats_nested *n);
+/*
+ * One kvm_exit of thread tid with its detail mask (bits of enum kes_detail),
+ * its time and handling time (timed false: no entry followed it; ns 0).
+ * Called per thread in time order.
+ */
+void stats_nested_exit(struct stats_nested *n, int32_t tid, const char *reason, uint32_t mask,
+		       uint64_t ts, uint64_t ns, bool timed);
+void stats_nested_merge(struct stats_nested *dst, const struct stats_nested *src);
+/* Whether any exit was L2's or reflected: a trace with nested guests. */
+bool stats_nested_seen(const struct stats_nested *n);
+struct stats_nested_view *stats_nested_view_new(const struct stats_nested *n);
+void stats_nested_view_free(struct stats_nested_view *v);
+
 #endif

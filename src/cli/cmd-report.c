@@ -41,6 +41,7 @@ struct report_opts {
 	bool anatomy;	/* --anatomy */
 	bool by_guest;	/* --by-guest */
 	const char *guest_syms; /* --guest-kallsyms FILE */
+	bool nested;		/* --nested */
 	struct text_ts_unit ts_unit; /* --ts-unit (io.ts_unit points here when given) */
 };
 
@@ -76,6 +77,7 @@ enum {
 	O_ANATOMY,
 	O_BY_GUEST,
 	O_GUEST_SYMS,
+	O_NESTED,
 };
 
 static const struct cli_opt opts[] = {
@@ -136,6 +138,11 @@ static const struct cli_opt opts[] = {
     CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
 	    "the guest's symbols for --by-guest: a copy of its\n"
 	    "/proc/kallsyms, a System.map, or an ELF (vmlinux, a module)"),
+    CLI_OPT("nested", 0, NULL, O_NESTED,
+	    "an x86 host's nested guests (kvm_nested_* events): L2's exits\n"
+	    "by reason, handled by L0 or reflected to L1, and for the\n"
+	    "reflected ones L1's handling: its exits and time until it\n"
+	    "entered L2 again"),
     {.lng = NULL},
 };
 
@@ -222,6 +229,9 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_BY_GUEST:
 		o->by_guest = o->io.by_guest = o->io.with_sub = true;
 		return 0;
+	case O_NESTED:
+		o->nested = true;
+		return 0;
 	case O_GUEST_SYMS:
 		o->guest_syms = val;
 		return 0;
@@ -266,7 +276,11 @@ static int operands(void *arg, int argc, char **argv)
 	if (o->by_guest && (o->per_vcpu || o->per_vm || o->anatomy || o->slowest || o->buckets))
 		return err("--by-guest shows the whole run by guest pc: give it without --per-vcpu, "
 			   "--per-vm, --anatomy, --slowest and --buckets");
-	if (o->by_guest && o->ro.fmt == RENDER_PPC)
+	if (o->nested && (o->per_vcpu || o->per_vm || o->anatomy || o->slowest || o->buckets ||
+			  o->by_guest))
+		return err("--nested shows the whole run's nesting: give it without --per-vcpu, "
+			   "--per-vm, --anatomy, --slowest, --buckets and --by-guest");
+	if ((o->by_guest || o->nested) && o->ro.fmt == RENDER_PPC)
 		o->ro.fmt = RENDER_TABLE; /* the 2010 reports had no such view */
 	if (o->slowest && (o->per_vcpu || o->per_vm))
 		return err("--slowest lists single exits, each with its vCPU and thread: %s does not "
@@ -644,6 +658,25 @@ static int print_by_guest(struct report_opts *o, struct input_result *r)
 	return fflush(stdout) == 0 ? 0 : err("writing the report: output error");
 }
 
+/* --nested: L2's exits, L0 or L1, and L1's windows. */
+static int print_nested(struct report_opts *o, struct input_result *r)
+{
+	struct render_meta m;
+
+	if (!stats_nested_seen(o->io.nested))
+		return err("--nested: no exit with kvm_nested_* events in the input (an x86 host "
+			   "running nested guests; 'record' traces them)");
+	meta_of(&m, o, r);
+	char *inputs = join_inputs(o);
+	m.inputs = inputs;
+	struct stats_nested_view *v = stats_nested_view_new(o->io.nested);
+
+	render_nested(stdout, &o->ro, &m, v, o->unit_ns, o->unit);
+	stats_nested_view_free(v);
+	free(inputs);
+	return fflush(stdout) == 0 ? 0 : err("writing the report: output error");
+}
+
 /* A snapshot of KVM's statistics (record --stats): its own report, alone. The exit status. */
 static int kstat_report(const struct report_opts *o, const char *path)
 {
@@ -681,6 +714,8 @@ static int run(void *arg)
 		o->io.anatomy[0] = stats_anatomy_new();
 		o->io.anatomy[1] = stats_anatomy_new();
 	}
+	if (o->nested)
+		o->io.nested = stats_nested_new();
 	o->ro.width = cli_out_width(o->ro.width);
 	tracedat_probe_carry_on(); /* one libtracecmd open of a trace.dat, not two */
 	for (size_t i = 0; i < o->ninputs; i++) {
@@ -689,9 +724,10 @@ static int run(void *arg)
 				ret = kstat_report(o, o->inputs[i]);
 			goto out;
 		}
-		if ((o->slowest || o->anatomy) && !input_has_events(r.kind)) {
+		if ((o->slowest || o->anatomy || o->nested) && !input_has_events(r.kind)) {
 			err("%s: '%s' holds statistics, not single exits",
-			    o->slowest ? "--slowest" : "--anatomy", o->inputs[i]);
+			    o->slowest ? "--slowest" : o->anatomy ? "--anatomy" : "--nested",
+			    o->inputs[i]);
 			goto out;
 		}
 	}
@@ -714,6 +750,8 @@ static int run(void *arg)
 		ret = print_anatomy(o, &r) < 0 ? 1 : 0;
 	else if (o->by_guest)
 		ret = print_by_guest(o, &r) < 0 ? 1 : 0;
+	else if (o->nested)
+		ret = print_nested(o, &r) < 0 ? 1 : 0;
 	else
 		ret = print_report(o, &r) < 0 ? 1 : 0;
 	if (!ret && o->svg && write_svg(o, &r) < 0)
@@ -723,6 +761,7 @@ out:
 	stats_outliers_free(o->io.outliers[1]);
 	stats_anatomy_free(o->io.anatomy[0]);
 	stats_anatomy_free(o->io.anatomy[1]);
+	stats_nested_free(o->io.nested);
 	stats_timeline_free(o->io.timeline[0]);
 	stats_timeline_free(o->io.timeline[1]);
 	input_result_free(&r);

@@ -121,12 +121,14 @@ struct pair {
 	/* --anatomy: each timed exit's split to these ([0] kvm_exit, [1] userspace), else NULL */
 	struct stats_anatomy *an[2];
 	bool anatomy;
+	struct stats_nested *nested; /* report --nested: each kvm_exit's nesting, else NULL */
 };
 
 static void details_used(struct pair *p)
 {
 	/* the anatomy reads kvm_vcpu_wakeup, and each event's place on its thread's clock */
-	p->details = p->with_sub || p->by_guest || p->namer || p->out[0] || p->out[1] || p->anatomy;
+	p->details = p->with_sub || p->by_guest || p->namer || p->out[0] || p->out[1] || p->anatomy ||
+		     p->nested;
 }
 
 bool pair_reads_details(const struct pair *p)
@@ -169,6 +171,12 @@ void pair_set_by_guest(struct pair *p)
 {
 	p->by_guest = true;
 	details_used(p); /* the decoder reads the pc only for a view that reads details */
+}
+
+void pair_set_nested(struct pair *p, struct stats_nested *n)
+{
+	p->nested = n;
+	details_used(p);
 }
 
 void pair_set_thread_hook(struct pair *p, void (*fn)(void *arg, int32_t tid), void *arg)
@@ -339,6 +347,8 @@ PAIR_INLINE void timed(struct pair *p, struct stats_table *tab, struct thread *t
 	int32_t tid = t->tid;
 
 	stats_acc_add(exit_acc(p, tab, t, m), ns);
+	if (p->nested && tab == p->exits)
+		stats_nested_exit(p->nested, tid, m->reason, m->d.mask, ts, ns, true);
 	if (p->anatomy)
 		anatomy_add(p, tab, t, m);
 	if (!o)
@@ -420,6 +430,8 @@ static void untimed(struct pair *p, struct stats_table *tab, struct thread *t, s
 {
 	exit_acc(p, tab, t, m)->untimed++;
 	p->n.untimed++;
+	if (p->nested && tab == p->exits)
+		stats_nested_exit(p->nested, t->tid, m->reason, m->d.mask, m->ts, 0, false);
 }
 
 /* keep_details: the userspace machine's details came before its exit event. */
@@ -492,6 +504,9 @@ static int sub_rank(unsigned kind)
 {
 	switch (kind) {
 	case KES_D_HALT:
+	case KES_D_NESTED_EXIT:
+	case KES_D_NESTED_INJECT:
+	case KES_D_NESTED_ENTER:
 		return 0; /* no sub-key at all */
 	case KES_D_PIO:
 	case KES_D_MMIO:

@@ -433,7 +433,7 @@ static int feed_lanes(struct ctx *c, struct ring_lane **lanes, size_t n, char *e
 /* Does a view read detail events' fields that a split cannot merge (split.c)? */
 static bool details_unmerged(const struct input_opts *o)
 {
-	return o->with_sub || o->buckets || o->vcpu >= 0;
+	return o->with_sub || o->buckets || o->vcpu >= 0 || o->nested;
 }
 
 static bool anatomy_of(const struct input_opts *o)
@@ -963,6 +963,8 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	c.p = pair_new(r->exits, r->uexits, o->with_sub);
 	if (o->by_guest)
 		pair_set_by_guest(c.p);
+	if (o->nested)
+		pair_set_nested(c.p, o->nested);
 	if (o->buckets)
 		pair_set_namer(c.p, bucket_map_namer, (void *)o->buckets);
 	pair_set_outliers(c.p, o->outliers[0], o->outliers[1]);

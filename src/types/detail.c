@@ -18,6 +18,8 @@ static const char *const kind_names[KES_D_MAX] = {
     [KES_D_NONE] = "none",	 [KES_D_MMIO] = "mmio",	      [KES_D_PIO] = "pio",
     [KES_D_EMULATE] = "emulate", [KES_D_HCALL] = "hypercall", [KES_D_MSR] = "msr",
     [KES_D_PF] = "page_fault",	 [KES_D_HALT] = "halt",
+    [KES_D_NESTED_EXIT] = "nested_exit", [KES_D_NESTED_INJECT] = "nested_inject",
+    [KES_D_NESTED_ENTER] = "nested_enter",
 };
 
 /* What report --by-guest's sub-keys are called (KES_D_PC: no detail event gives them). */
