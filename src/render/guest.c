@@ -73,15 +73,16 @@ static void table(FILE *f, const struct render_meta *m, const struct stats_guest
 	for (size_t i = 0; i < g->n; i++) {
 		const struct stats_guest_reason *x = &g->reasons[i];
 
-		fprintf(f, "%-24s %10llu %7s %12.2f %7s %10s\n", term_safe(x->name, n, sizeof(n)),
-			(unsigned long long)x->count, "", x->sum, "", "");
+		fprintf(f, "%-24s %10llu %7s %12.2f\n", term_safe(x->name, n, sizeof(n)),
+			(unsigned long long)x->count, "", x->sum);
 		for (size_t j = 0; j < x->npcs; j++) {
 			const struct stats_guest_pc *p = &x->pcs[j];
+			const char *w = where(p, b, sizeof(b));
 
-			fprintf(f, "  %-22s %10llu %6.1f%% %12.2f %6.1f%% %10.2f %-7s %s\n",
+			fprintf(f, "  %-22s %10llu %6.1f%% %12.2f %6.1f%% %10.2f %-7s%s%s\n",
 				pc_text(p, a, sizeof(a)), (unsigned long long)p->r.count,
 				p->pct_count, p->r.sum, p->pct_time, p->r.avg,
-				stats_guest_side_name(p->side), where(p, b, sizeof(b)));
+				stats_guest_side_name(p->side), *w ? " " : "", w);
 		}
 		if (x->no_pc)
 			fprintf(f, "  %-22s %10llu %6.1f%%\n", "(no pc)", (unsigned long long)x->no_pc,

@@ -92,6 +92,26 @@ done
 check "table: io at eg_io" grep -q "eg_io" "$TMP/t.out"
 check "table: header names the symbol file" grep -q "^Symbols: $TMP/System.map (System.map, 8)" "$TMP/t.out"
 
+# exitgen's own map of the fixture run (tests/fixtures/lab/PROVENANCE.md):
+# each op's exits on the function that makes them, exitgen.out's counts.
+EO=$L/x86-svm/exitgen.out
+sum_of() { awk -v k="$1" '/^vcpu / { for (i = 1; i < NF; i++) if ($i == k) s += $(i + 1) } END { print s + 0 }' "$EO"; }
+"$KES" report --by-guest --guest-kallsyms $L/x86-svm/exitgen.map -f csv $L/x86-svm/kvm-exitstat.dat >"$TMP/eg.csv"
+at() { awk -F, -v r="$1" -v s="$2" '$1 == r && $11 == s { n += $3 } END { print n + 0 }' "$TMP/eg.csv"; }
+eq "exitgen map: io in eg_io" "$(at io eg_io)" "$(sum_of ops_io)"
+eq "exitgen map: io in eg_done" "$(at io eg_done)" "$(sum_of passes)"
+eq "exitgen map: npf in eg_mmio" "$(at npf eg_mmio)" "$(sum_of ops_mmio)"
+eq "exitgen map: npf in eg_pf" "$(at npf eg_pf)" "$(sum_of pf)"
+eq "exitgen map: cpuid in eg_cpuid" "$(at cpuid eg_cpuid)" "$(sum_of cpuid)"
+eq "exitgen map: msr in eg_msr" "$(at msr eg_msr)" "$(sum_of msr)"
+eq "exitgen map: hlt in eg_hlt" "$(at hlt eg_hlt)" "$(sum_of hlt)"
+# The README's sample is what the tool prints for it today.
+sed -n '/^\$ kvm-exitstat report --by-guest/,/^\.\.\.$/p' README.md | sed '1,2d;$d' >"$TMP/readme"
+check "README: a --by-guest sample" [ -s "$TMP/readme" ]
+"$KES" report --by-guest --guest-kallsyms $L/x86-svm/exitgen.map $L/x86-svm/kvm-exitstat.dat |
+	head -n "$(wc -l <"$TMP/readme")" >"$TMP/now"
+check "README: the --by-guest sample is today's output" cmp -s "$TMP/readme" "$TMP/now"
+
 # Bad input: one line on stderr, exit non-zero, nothing on stdout.
 bad_syms() { # NAME FILE
 	"$KES" report --by-guest --guest-kallsyms "$2" $L/x86-svm/trace-cmd.dat >"$TMP/o" 2>"$TMP/e"
