@@ -468,6 +468,13 @@ struct stats_guest_view *stats_guest_view_new(const struct stats_view *v, stats_
 					      const void *syms, uint64_t kernel_from, size_t top,
 					      enum stats_sort sort);
 void stats_guest_view_free(struct stats_guest_view *g);
+/*
+ * diff --by-guest: t's rows keyed by "reason@function" (sym's symbol holding
+ * each pc; "reason@0xPC" without one), the pcs of one function merged; rows
+ * without a pc keep their reason. A new table: free it.
+ */
+struct stats_table *stats_guest_table(const struct stats_table *t, stats_sym_fn *sym,
+				      const void *syms);
 const char *stats_guest_side_name(enum stats_guest_side s);
 
 /* ------------------------------------------------------------------------ */

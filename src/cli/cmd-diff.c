@@ -14,6 +14,7 @@
 #include "cli-local.h"
 #include "diff.h"
 #include "err.h"
+#include "gsym.h"
 #include "outfile.h"
 #include "render.h"
 #include "pipeline.h"
@@ -33,13 +34,28 @@ struct diff_opts {
 	struct text_ts_unit ts_unit;
 	bool have_ts_unit; /* --ts-unit given */
 	const char *source; /* --source: auto, exits, userspace */
+	bool by_guest;		/* --by-guest */
+	const char *guest_syms; /* --guest-kallsyms FILE */
+	struct gsym *syms;	/* its symbols, loaded before the inputs */
 };
 
 static const char *const formats[] = {"table", "csv", "json", "ppc", NULL};
 static const enum render_format format_of[] = {RENDER_TABLE, RENDER_CSV, RENDER_JSON, RENDER_PPC};
 static const char *const units[] = {"us", "ns", NULL};
 
-enum { O_FORMAT = 1, O_SVG, O_PER_VCPU, O_UNIT, O_TYPES, O_WIDTH, O_TS_UNIT, O_SOURCE, O_ANATOMY };
+enum {
+	O_FORMAT = 1,
+	O_SVG,
+	O_PER_VCPU,
+	O_UNIT,
+	O_TYPES,
+	O_WIDTH,
+	O_TS_UNIT,
+	O_SOURCE,
+	O_ANATOMY,
+	O_BY_GUEST,
+	O_GUEST_SYMS
+};
 
 static const struct cli_opt opts[] = {
     CLI_OPT("format", 'f', "FMT", O_FORMAT, "table (default), csv, json, ppc",
@@ -62,6 +78,13 @@ static const struct cli_opt opts[] = {
 	    "each reason's handling time split into its causes, A against\n"
 	    "B: each part's mean and share, Welch's t-test of its mean\n"
 	    "(needs sched events in both: record --anatomy)"),
+    CLI_OPT("by-guest", 0, NULL, O_BY_GUEST,
+	    "compare by guest code: each reason's exits per guest function\n"
+	    "(reason@function, --guest-kallsyms; else reason@pc), so the\n"
+	    "functions that gained or lost exits stand out, with significance"),
+    CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
+	    "the guest's symbols for --by-guest: a copy of its\n"
+	    "/proc/kallsyms, a System.map, or an ELF (vmlinux, a module)"),
     {.lng = NULL},
 };
 
@@ -97,6 +120,12 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_PER_VCPU:
 		o->per_vcpu = true;
 		return 0;
+	case O_BY_GUEST:
+		o->by_guest = true;
+		return 0;
+	case O_GUEST_SYMS:
+		o->guest_syms = val;
+		return 0;
 	case O_TYPES:
 		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), val);
 	case O_WIDTH:
@@ -124,6 +153,10 @@ static int operands(void *arg, int argc, char **argv)
 	if (o->anatomy && (o->per_vcpu || o->svg))
 		return err("--anatomy compares the whole runs: %s does not apply",
 			   o->per_vcpu ? "--per-vcpu" : "--svg");
+	if (o->guest_syms && !o->by_guest)
+		return err("--guest-kallsyms names the symbols of --by-guest: give --by-guest too");
+	if (o->by_guest && o->anatomy)
+		return err("give only one of --by-guest and --anatomy");
 	return 0;
 }
 
@@ -216,6 +249,11 @@ static int run_anatomy(const struct diff_opts *o, const struct input_result r[2]
 	return 0;
 }
 
+static const char *sym_of(const void *syms, uint64_t pc, uint64_t *off)
+{
+	return gsym_lookup(syms, pc, off);
+}
+
 static int run(const struct diff_opts *o, const struct input_result r[2])
 {
 	const struct stats_table *t[2];
@@ -228,7 +266,14 @@ static int run(const struct diff_opts *o, const struct input_result r[2])
 		ro.width = cli_out_width(ro.width);
 		return run_anatomy(o, r, t, &ro);
 	}
+	struct stats_table *g[2] = {NULL, NULL};
+
+	for (int i = 0; o->by_guest && i < 2; i++)
+		t[i] = g[i] = stats_guest_table(t[i], o->syms ? sym_of : NULL, o->syms);
 	struct diff *d = diff_new(t[0], t[1], o->per_vcpu);
+
+	stats_table_free(g[0]);
+	stats_table_free(g[1]);
 	struct render_diff_opts ro = o->ro;
 
 	ro.width = cli_out_width(ro.width);
@@ -282,6 +327,15 @@ static int run_diff(void *arg)
 		goto out_types;
 	io.types = &types;
 	io.ts_unit = o->have_ts_unit ? &o->ts_unit : NULL;
+	io.by_guest = io.with_sub = o->by_guest;
+	if (o->guest_syms) {
+		char why[320];
+
+		if (!(o->syms = gsym_load(o->guest_syms, why, sizeof(why)))) {
+			err("--guest-kallsyms: %s", why);
+			goto out_types;
+		}
+	}
 	tracedat_probe_carry_on(); /* one libtracecmd open of a trace.dat, not two */
 	for (; loaded < 2; loaded++) {
 		input_result_init(&r[loaded]);
@@ -305,6 +359,7 @@ out:
 out_types:
 	exit_types_free(&types);
 	outfile_free(o->svg_out);
+	gsym_free(o->syms);
 	for (int i = 0; i < 2; i++) {
 		stats_anatomy_free(o->an[i][0]);
 		stats_anatomy_free(o->an[i][1]);

@@ -5,10 +5,12 @@
  * kernel or user, by the ISA's address layout). The rows come sorted by the
  * user's key (stats_view_new()), so each reason's pcs keep that order.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "alloc.h"
 #include "event.h"
+#include "intern.h"
 #include "stats.h"
 
 static const char *const side_names[STATS_GUEST_SIDE_N] = {"unknown", "kernel", "user"};
@@ -127,4 +129,46 @@ void stats_guest_view_free(struct stats_guest_view *g)
 		free(g->reasons[i].pcs);
 	free(g->reasons);
 	free(g);
+}
+
+/* A row's new name: "reason@function" (the symbol holding its pc), else "reason@0xpc". */
+static const char *label(const struct stats_key *k, const struct stats_acc *a, stats_sym_fn *sym,
+			 const void *syms)
+{
+	char buf[512];
+	uint64_t off;
+	const char *name;
+
+	if (!k->has_sub || !a->sub_kind || a->sub_kind != KES_D_PC)
+		return k->name; /* no pc: the reason alone */
+	if (k->sub == STATS_SUB_OTHER)
+		snprintf(buf, sizeof(buf), "%s@other", k->name);
+	else if (sym && (name = sym(syms, k->sub, &off)))
+		snprintf(buf, sizeof(buf), "%s@%s", k->name, name);
+	else
+		snprintf(buf, sizeof(buf), "%s@0x%llx", k->name, (unsigned long long)k->sub);
+	return intern(buf);
+}
+
+struct relabel {
+	struct stats_table *out;
+	stats_sym_fn *sym;
+	const void *syms;
+};
+
+static void relabel_row(const struct stats_key *k, const struct stats_acc *a, void *arg)
+{
+	struct relabel *r = arg;
+	struct stats_key nk = {.name = label(k, a, r->sym, r->syms), .tid = k->tid, .vcpu = k->vcpu};
+
+	stats_acc_merge(stats_table_get(r->out, &nk), a);
+}
+
+struct stats_table *stats_guest_table(const struct stats_table *t, stats_sym_fn *sym,
+				      const void *syms)
+{
+	struct relabel r = {stats_table_new(), sym, syms};
+
+	stats_table_foreach(t, relabel_row, &r);
+	return r.out;
 }

@@ -112,6 +112,27 @@ check "README: a --by-guest sample" [ -s "$TMP/readme" ]
 	head -n "$(wc -l <"$TMP/readme")" >"$TMP/now"
 check "README: the --by-guest sample is today's output" cmp -s "$TMP/readme" "$TMP/now"
 
+# diff --by-guest: B is the x86 text without every other cpuid exit line (5 of
+# 10): the functions' counts in A and B are awk's over the two texts.
+awk '/ kvm_exit: .* reason cpuid / && n++ % 2 { next } { print }' $L/x86-svm/trace-cmd.txt >"$TMP/b.txt"
+fn_counts() { # TEXT: "reason@function count" by awk over the map
+	awk 'NR == FNR { if ($2 ~ /^[tTwW]$/) { a[++n] = $1; s[n] = $3 } next }
+		/ kvm_exit: / && match($0, /reason [^ ]+ rip [0-9a-fx]+/) {
+			split(substr($0, RSTART, RLENGTH), w, " "); h = w[4]; sub(/^0x/, "", h)
+			while (length(h) < 16) h = "0" h
+			f = ""; for (i = 1; i <= n; i++) if (a[i] <= h) f = s[i]
+			c[w[2] "@" f]++ }
+		END { for (k in c) print k, c[k] }' $L/x86-svm/exitgen.map "$1" | sort
+}
+"$KES" diff --by-guest --guest-kallsyms $L/x86-svm/exitgen.map -f csv $L/x86-svm/trace-cmd.txt "$TMP/b.txt" >"$TMP/diff.csv"
+eq "diff --by-guest: A's functions" "$(awk -F, 'NR > 1 && $1 ~ /@/ && $4 > 0 { print $1, $4 }' "$TMP/diff.csv" | sort)" \
+	"$(fn_counts $L/x86-svm/trace-cmd.txt)"
+eq "diff --by-guest: B's functions" "$(awk -F, 'NR > 1 && $1 ~ /@/ && $10 > 0 { print $1, $10 }' "$TMP/diff.csv" | sort)" \
+	"$(fn_counts "$TMP/b.txt")"
+eq "diff --by-guest: cpuid@eg_cpuid lost half" "$(awk -F, '$1 == "cpuid@eg_cpuid" { print $4, $10, $16 }' "$TMP/diff.csv")" "10 5 -50"
+"$KES" diff --guest-kallsyms $L/x86-svm/exitgen.map $L/x86-svm/trace-cmd.txt "$TMP/b.txt" >/dev/null 2>"$TMP/e"
+check "diff --guest-kallsyms without --by-guest: refused" [ $? -ne 0 ]
+
 # Bad input: one line on stderr, exit non-zero, nothing on stdout.
 bad_syms() { # NAME FILE
 	"$KES" report --by-guest --guest-kallsyms "$2" $L/x86-svm/trace-cmd.dat >"$TMP/o" 2>"$TMP/e"
