@@ -89,6 +89,8 @@ struct render_guest {
 };
 void render_by_guest(FILE *f, const struct render_opts *o, const struct render_meta *m,
 		     const struct stats_guest_view *g, const struct render_guest *go);
+/* report --by-guest --svg: a bar per reason@function of v (a stats_guest_table()'s view). */
+void render_guest_svg(FILE *f, const char *title, const struct stats_view *v, const char *unit);
 /* report --nested: L2's exits, L0 or L1, and L1's windows (times in unit: unit_ns each). */
 void render_nested(FILE *f, const struct render_opts *o, const struct render_meta *m,
 		   const struct stats_nested_view *v, double unit_ns, const char *unit);

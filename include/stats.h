@@ -520,7 +520,6 @@ void stats_nested_free(struct stats_nested *n);
  */
 void stats_nested_exit(struct stats_nested *n, int32_t tid, const char *reason, uint32_t mask,
 		       uint64_t ts, uint64_t ns, bool timed);
-void stats_nested_merge(struct stats_nested *dst, const struct stats_nested *src);
 /* Whether any exit was L2's or reflected: a trace with nested guests. */
 bool stats_nested_seen(const struct stats_nested *n);
 struct stats_nested_view *stats_nested_view_new(const struct stats_nested *n);

@@ -618,6 +618,35 @@ static const char *sym_of(const void *syms, uint64_t pc, uint64_t *off)
 	return gsym_lookup(syms, pc, off);
 }
 
+struct guest_svg {
+	const char *title, *unit;
+	const struct stats_view *v;
+};
+
+static int guest_svg(FILE *f, const void *arg)
+{
+	const struct guest_svg *g = arg;
+
+	render_guest_svg(f, g->title, g->v, g->unit);
+	return 0;
+}
+
+/* --by-guest --svg: a bar per reason@function. */
+static int write_guest_svg(const struct report_opts *o, const struct stats_table *t,
+			   const struct gsym *syms, const char *title)
+{
+	struct stats_table *g = stats_guest_table(t, syms ? sym_of : NULL, syms);
+	struct stats_table *whole = stats_table_rollup(g, 0);
+	struct stats_view *v = stats_view_new(whole, o->unit_ns, o->unit, STATS_SORT_SUM);
+	struct guest_svg a = {title, o->unit, v};
+	int ret = cli_write_file(o->svg, guest_svg, &a);
+
+	stats_view_free(v);
+	stats_table_free(whole);
+	stats_table_free(g);
+	return ret;
+}
+
 /* --by-guest: the exits by the guest's pc, per reason. */
 static int print_by_guest(struct report_opts *o, struct input_result *r)
 {
@@ -648,6 +677,8 @@ static int print_by_guest(struct report_opts *o, struct input_result *r)
 			  r->isa ? r->isa : "no ISA known");
 	else
 		render_by_guest(stdout, &o->ro, &m, g, &go);
+	if (!ret && o->svg && write_guest_svg(o, t, syms, inputs) < 0)
+		ret = -1;
 	stats_guest_view_free(g);
 	stats_view_free(v);
 	stats_table_free(whole);
@@ -754,7 +785,7 @@ static int run(void *arg)
 		ret = print_nested(o, &r) < 0 ? 1 : 0;
 	else
 		ret = print_report(o, &r) < 0 ? 1 : 0;
-	if (!ret && o->svg && write_svg(o, &r) < 0)
+	if (!ret && o->svg && !o->by_guest && write_svg(o, &r) < 0)
 		ret = 1;
 out:
 	stats_outliers_free(o->io.outliers[0]);

@@ -169,24 +169,6 @@ void stats_nested_exit(struct stats_nested *n, int32_t tid, const char *reason, 
 	}
 }
 
-void stats_nested_merge(struct stats_nested *dst, const struct stats_nested *src)
-{
-	for (size_t i = 0; i < src->nrows; i++) {
-		const struct stats_nested_row *s = &src->rows[i];
-		struct stats_nested_row *d = row_of(dst, s->name, s->kind);
-
-		d->count += s->count;
-		d->l0 += s->l0;
-		d->l0_timed += s->l0_timed;
-		d->l0_ns += s->l0_ns;
-		d->reflected += s->reflected;
-		d->windows += s->windows;
-		d->window_exits += s->window_exits;
-		d->window_ns += s->window_ns;
-	}
-	dst->broken += src->broken;
-}
-
 static int by_count(const void *a, const void *b)
 {
 	const struct stats_nested_row *x = a, *y = b;

@@ -133,6 +133,23 @@ eq "diff --by-guest: cpuid@eg_cpuid lost half" "$(awk -F, '$1 == "cpuid@eg_cpuid
 "$KES" diff --guest-kallsyms $L/x86-svm/exitgen.map $L/x86-svm/trace-cmd.txt "$TMP/b.txt" >/dev/null 2>"$TMP/e"
 check "diff --guest-kallsyms without --by-guest: refused" [ $? -ne 0 ]
 
+# --svg with --by-guest: a bar per reason@function whose exits are awk's,
+# longest handling time first; it renders.
+"$KES" report --by-guest --guest-kallsyms $L/x86-svm/exitgen.map --svg "$TMP/g.svg" \
+	$L/x86-svm/trace-cmd.txt >/dev/null
+eq "svg: a bar per function, awk's counts" "$(python3 -c '
+import sys, xml.etree.ElementTree as E
+for r in E.parse(sys.argv[1]).iter("{http://www.w3.org/2000/svg}rect"):
+    if r.get("class") == "guest-bar": print(r.get("data-name"), r.get("data-count"))' "$TMP/g.svg" | sort)" \
+	"$(fn_counts $L/x86-svm/trace-cmd.txt)"
+check "svg: longest handling time first" python3 -c '
+import sys, xml.etree.ElementTree as E
+s = [float(r.get("data-sum")) for r in E.parse(sys.argv[1]).iter("{http://www.w3.org/2000/svg}rect") if r.get("class") == "guest-bar"]
+sys.exit(not (s and s == sorted(s, reverse=True)))' "$TMP/g.svg"
+if command -v rsvg-convert >/dev/null; then
+	check "svg: renders" rsvg-convert "$TMP/g.svg" -o "$TMP/g.png"
+fi
+
 # Bad input: one line on stderr, exit non-zero, nothing on stdout.
 bad_syms() { # NAME FILE
 	"$KES" report --by-guest --guest-kallsyms "$2" $L/x86-svm/trace-cmd.dat >"$TMP/o" 2>"$TMP/e"
