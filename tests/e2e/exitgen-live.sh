@@ -164,8 +164,11 @@ eq "--pause-us: KVM_EXIT_IO = passes x 6" "$(field KVM_EXIT_IO "$(grep '^vcpu 0'
 # --start-delay: the VM and its named threads exist before the first KVM_RUN,
 # and the tids printed at the end are those threads.
 # (a fresh file: the loop below may look before the background shell truncates one)
+# --start-on-usr1 too: the run waits for this shell's look (a loaded lab guest
+# had ended the run before the look, in a CI rehearsal)
 rm -f "$TMP/out"
-timeout 120 "$EXITGEN" --vcpus 3 --io 10 --start-delay 1500 --seconds 0.5 >"$TMP/out" 2>"$TMP/err" &
+timeout 120 "$EXITGEN" --vcpus 3 --io 10 --start-delay 1500 --start-on-usr1 --seconds 0.5 \
+	>"$TMP/out" 2>"$TMP/err" &
 tpid=$!
 n=0
 while ! grep -q '^exitgen: pid' "$TMP/out" 2>/dev/null && [ "$n" -lt 200 ]; do
@@ -177,6 +180,7 @@ eq "header pid" "$pid" "$(pgrep -P "$tpid")"
 names=$(cat /proc/"$pid"/task/*/comm 2>/dev/null | sort | tr '\n' ' ')
 eq "thread names" "$names" "exitgen exitgen-vcpu0 exitgen-vcpu1 exitgen-vcpu2 "
 tids=$(ls /proc/"$pid"/task 2>/dev/null | grep -vx "$pid" | sort | tr '\n' ' ')
+kill -USR1 "$pid" 2>/dev/null
 wait "$tpid"
 eq "--start-delay exit status" "$?" 0
 eq "printed tids are the vCPU threads" \

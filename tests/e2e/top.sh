@@ -234,13 +234,22 @@ check "--log: no instance left" no_stale
 
 # --log -c when a reason first appears intervals after the start: the CSV
 # keeps its one header (it printed it again mid-file for each new reason).
-"$EXITGEN" --io 500 --start-delay 1500 >"$TMP/eg6.out" 2>&1 &
+# Both held (--start-on-usr1) until top traces them, then the MMIO one let go
+# a few intervals after the IO one (fixed start delays raced a loaded lab
+# guest in a CI rehearsal: the IO run had ended before top began).
+"$EXITGEN" --io 500 --start-on-usr1 >"$TMP/eg6.out" 2>&1 &
 E6=$!
-"$EXITGEN" --mmio 300 --hlt 20 --start-delay 3000 >"$TMP/eg7.out" 2>&1 &
+"$EXITGEN" --mmio 300 --hlt 20 --start-on-usr1 >"$TMP/eg7.out" 2>&1 &
 E7=$!
 wait_line "$TMP/eg6.out" '^exitgen: pid'
 wait_line "$TMP/eg7.out" '^exitgen: pid'
-timeout 60 "$KES" top -l -c -d 0.2 -p "$E6,$E7" $US >"$TMP/log2.csv" 2>"$TMP/log2.err"
+timeout 60 "$KES" top -l -c -d 0.2 -p "$E6,$E7" $US >"$TMP/log2.csv" 2>"$TMP/log2.err" &
+T6=$!
+wait_traced "$E6"
+kill -USR1 "$E6"
+sleep 1.5
+kill -USR1 "$E7"
+wait $T6
 eq "--log -c, late reasons: exit status" "$?" 0
 wait $E6 $E7
 eq "--log -c, late reasons: header lines" "$(grep -c '^timestamp,' "$TMP/log2.csv")" 1
