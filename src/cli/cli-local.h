@@ -202,6 +202,15 @@ int cli_khist_write(struct khist *h, const char *path, const char *const *fields
  */
 int cli_write_file(const char *path, int (*write)(FILE *f, const void *arg), const void *arg);
 
+/*
+ * cli-guest.c: --guest-kallsyms PATH loaded into *out (NULL path: none, *out
+ * NULL). 0, or -1 after one line on stderr.
+ */
+struct gsym;
+int cli_guest_syms(const char *path, struct gsym **out);
+/* gsym_lookup() in stats_sym_fn's shape (stats_guest_view_new(), stats_guest_table()). */
+const char *cli_guest_sym(const void *syms, uint64_t pc, uint64_t *off);
+
 /* cli-kstat.c: report and diff of record --stats snapshots. */
 struct render_opts;
 /* report of one snapshot: table (default), json; per vCPU; --svg FILE. 0, or -1 after err(). */

@@ -249,11 +249,6 @@ static int run_anatomy(const struct diff_opts *o, const struct input_result r[2]
 	return 0;
 }
 
-static const char *sym_of(const void *syms, uint64_t pc, uint64_t *off)
-{
-	return gsym_lookup(syms, pc, off);
-}
-
 static int run(const struct diff_opts *o, const struct input_result r[2])
 {
 	const struct stats_table *t[2];
@@ -269,7 +264,7 @@ static int run(const struct diff_opts *o, const struct input_result r[2])
 	struct stats_table *g[2] = {NULL, NULL};
 
 	for (int i = 0; o->by_guest && i < 2; i++)
-		t[i] = g[i] = stats_guest_table(t[i], o->syms ? sym_of : NULL, o->syms);
+		t[i] = g[i] = stats_guest_table(t[i], o->syms ? cli_guest_sym : NULL, o->syms);
 	struct diff *d = diff_new(t[0], t[1], o->per_vcpu);
 
 	stats_table_free(g[0]);
@@ -328,14 +323,8 @@ static int run_diff(void *arg)
 	io.types = &types;
 	io.ts_unit = o->have_ts_unit ? &o->ts_unit : NULL;
 	io.by_guest = io.with_sub = o->by_guest;
-	if (o->guest_syms) {
-		char why[320];
-
-		if (!(o->syms = gsym_load(o->guest_syms, why, sizeof(why)))) {
-			err("--guest-kallsyms: %s", why);
-			goto out_types;
-		}
-	}
+	if (cli_guest_syms(o->guest_syms, &o->syms) < 0)
+		goto out_types;
 	tracedat_probe_carry_on(); /* one libtracecmd open of a trace.dat, not two */
 	for (; loaded < 2; loaded++) {
 		input_result_init(&r[loaded]);

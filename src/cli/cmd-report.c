@@ -41,6 +41,7 @@ struct report_opts {
 	bool anatomy;	/* --anatomy */
 	bool by_guest;	/* --by-guest */
 	const char *guest_syms; /* --guest-kallsyms FILE */
+	struct gsym *syms;	/* its symbols, loaded before the inputs */
 	bool nested;		/* --nested */
 	struct text_ts_unit ts_unit; /* --ts-unit (io.ts_unit points here when given) */
 };
@@ -613,11 +614,6 @@ static uint64_t kernel_from(const struct report_opts *o, const struct input_resu
 	return t ? t->pc_kernel : 0;
 }
 
-static const char *sym_of(const void *syms, uint64_t pc, uint64_t *off)
-{
-	return gsym_lookup(syms, pc, off);
-}
-
 struct guest_svg {
 	const char *title, *unit;
 	const struct stats_view *v;
@@ -635,7 +631,7 @@ static int guest_svg(FILE *f, const void *arg)
 static int write_guest_svg(const struct report_opts *o, const struct stats_table *t,
 			   const struct gsym *syms, const char *title)
 {
-	struct stats_table *g = stats_guest_table(t, syms ? sym_of : NULL, syms);
+	struct stats_table *g = stats_guest_table(t, syms ? cli_guest_sym : NULL, syms);
 	struct stats_table *whole = stats_table_rollup(g, 0);
 	struct stats_view *v = stats_view_new(whole, o->unit_ns, o->unit, STATS_SORT_SUM);
 	struct guest_svg a = {title, o->unit, v};
@@ -652,24 +648,21 @@ static int print_by_guest(struct report_opts *o, struct input_result *r)
 {
 	struct render_meta m;
 	struct render_guest go = {0};
-	struct gsym *syms = NULL;
-	char why[320];
+	const struct gsym *syms = o->syms;
 	int ret = 0;
 
 	meta_of(&m, o, r);
 	const struct stats_table *t = choose(o, r, &m.source, &m.note);
 	if (!stats_table_size(t))
 		return err("no %s exits in the input", m.source);
-	if (o->guest_syms) {
-		if (!(syms = gsym_load(o->guest_syms, why, sizeof(why))))
-			return err("--guest-kallsyms: %s", why);
+	if (syms)
 		go = (struct render_guest){o->guest_syms, gsym_kind(syms), gsym_count(syms)};
-	}
 	char *inputs = join_inputs(o);
 	m.inputs = inputs;
 	struct stats_table *whole = stats_table_rollup(t, STATS_BY_SUB);
 	struct stats_view *v = stats_view_new(whole, o->unit_ns, o->unit, o->sort);
-	struct stats_guest_view *g = stats_guest_view_new(v, syms ? sym_of : NULL, syms, kernel_from(o, r), 0, o->sort);
+	struct stats_guest_view *g =
+	    stats_guest_view_new(v, syms ? cli_guest_sym : NULL, syms, kernel_from(o, r), 0, o->sort);
 
 	if (g->count == g->no_pc)
 		ret = err("--by-guest: no exit in the input carries the guest's pc (%s: its "
@@ -682,7 +675,6 @@ static int print_by_guest(struct report_opts *o, struct input_result *r)
 	stats_guest_view_free(g);
 	stats_view_free(v);
 	stats_table_free(whole);
-	gsym_free(syms);
 	free(inputs);
 	if (ret)
 		return ret;
@@ -747,6 +739,8 @@ static int run(void *arg)
 	}
 	if (o->nested)
 		o->io.nested = stats_nested_new();
+	if (cli_guest_syms(o->guest_syms, &o->syms) < 0)
+		goto out;
 	o->ro.width = cli_out_width(o->ro.width);
 	tracedat_probe_carry_on(); /* one libtracecmd open of a trace.dat, not two */
 	for (size_t i = 0; i < o->ninputs; i++) {
@@ -793,6 +787,7 @@ out:
 	stats_anatomy_free(o->io.anatomy[0]);
 	stats_anatomy_free(o->io.anatomy[1]);
 	stats_nested_free(o->io.nested);
+	gsym_free(o->syms);
 	stats_timeline_free(o->io.timeline[0]);
 	stats_timeline_free(o->io.timeline[1]);
 	input_result_free(&r);

@@ -22,16 +22,16 @@
 #include "gsym.h"
 #include "sorted.h"
 
-#define READ_BUF (64u << 10)	/* > GSYM_MAX_LINE: a whole line always fits */
-#define MAX_STR (1u << 30)	/* bytes of names: offsets fit in 32 bits */
-#define NO_MOD UINT32_MAX
+#define READ_BUF (64u << 10) /* > GSYM_MAX_LINE: a whole line always fits */
+#define MAX_STR	 (1u << 30)  /* bytes of names: offsets fit in 32 bits */
+#define NO_MOD	 UINT32_MAX
 
 struct gsym_ent {
 	uint64_t start;
-	uint64_t end;	   /* while loading: the size, 0 when not known */
-	uint32_t name;	   /* offset in str */
-	uint32_t mod;	   /* offset in str, NO_MOD: none */
-	uint8_t rank;	   /* of two symbols at one address the lower rank stays */
+	uint64_t end;  /* while loading: the size, 0 when not known */
+	uint32_t name; /* offset in str */
+	uint32_t mod;  /* offset in str, NO_MOD: none */
+	uint8_t rank;  /* of two symbols at one address the lower rank stays */
 };
 
 struct gsym {
@@ -97,8 +97,9 @@ static int add_sym(struct load *l, uint64_t start, uint64_t size, const char *na
 	int64_t off = add_str(s, name, len);
 
 	if (off < 0)
-		return err_buf(l->errbuf, l->errlen, "%s: too large: more than %u MiB of symbol names",
-			       l->path, MAX_STR >> 20);
+		return err_buf(l->errbuf, l->errlen,
+			       "%s: too large: more than %u MiB of symbol names", l->path,
+			       MAX_STR >> 20);
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 1024;
 		s->e = xrealloc(s->e, s->cap * sizeof(*s->e));
@@ -341,8 +342,9 @@ static int text_module(struct load *l, struct text_state *ts, const struct text_
 	}
 	off = add_str(l->s, t->mod, t->mod_len);
 	if (off < 0)
-		return err_buf(l->errbuf, l->errlen, "%s: too large: more than %u MiB of symbol names",
-			       l->path, MAX_STR >> 20);
+		return err_buf(l->errbuf, l->errlen,
+			       "%s: too large: more than %u MiB of symbol names", l->path,
+			       MAX_STR >> 20);
 	memcpy(ts->last_mod_name, t->mod, t->mod_len);
 	ts->last_mod_len = t->mod_len;
 	*mod = ts->last_mod = (uint32_t)off;
@@ -358,8 +360,8 @@ static int text_symbol(struct load *l, struct text_state *ts, const char *line, 
 	if (skip_blanks(line, len, 0) == len)
 		return 0;
 	if (memchr(line, '\0', len) || parse_line(line, len, &t) < 0)
-		return err_buf(l->errbuf, l->errlen, "%s:%lu: not a symbol line (ADDRESS TYPE NAME)",
-			       l->path, lineno);
+		return err_buf(l->errbuf, l->errlen,
+			       "%s:%lu: not a symbol line (ADDRESS TYPE NAME)", l->path, lineno);
 	if (++ts->lines > GSYM_MAX_SYMS)
 		return err_buf(l->errbuf, l->errlen, "%s: too large: more than %u symbols", l->path,
 			       GSYM_MAX_SYMS);
@@ -432,7 +434,7 @@ out:
  */
 #define ELF_SONAME "libelf.so.1"
 #define ELF_C_READ 1 /* Elf_Cmd */
-#define ELF_K_ELF 3  /* Elf_Kind */
+#define ELF_K_ELF  3 /* Elf_Kind */
 
 typedef struct Elf Elf;
 typedef struct Elf_Scn Elf_Scn;
@@ -455,11 +457,11 @@ struct libelf {
 static struct libelf fns;
 static bool elf_loaded;
 
-#define SYM(field, name)                                          \
-	do {                                                      \
-		*(void **)&fns.field = dlsym(lib, #name);         \
-		if (!fns.field)                                   \
-			return elf_fail(lib, #name, errbuf, errlen); \
+#define SYM(field, name)                                                                           \
+	do {                                                                                       \
+		*(void **)&fns.field = dlsym(lib, #name);                                          \
+		if (!fns.field)                                                                    \
+			return elf_fail(lib, #name, errbuf, errlen);                               \
 	} while (0)
 
 static const struct libelf *elf_fail(void *lib, const char *sym, char *errbuf, size_t errlen)
@@ -493,7 +495,8 @@ static const struct libelf *libelf(char *errbuf, size_t errlen)
 	SYM(end, elf_end);
 	SYM(errmsg, elf_errmsg);
 	if (fns.version(EV_CURRENT) == EV_NONE) {
-		err_buf(errbuf, errlen, "%s: does not support ELF version %d", ELF_SONAME, EV_CURRENT);
+		err_buf(errbuf, errlen, "%s: does not support ELF version %d", ELF_SONAME,
+			EV_CURRENT);
 		dlclose(lib);
 		return NULL;
 	}
@@ -548,7 +551,8 @@ static bool elf_code(const struct libelf *lf, Elf *elf, const Elf64_Sym *sym)
 	/* an object file's (ET_REL) first function is at 0: only undefined ones are skipped */
 	if (sym->st_shndx == SHN_UNDEF)
 		return false;
-	return type == STT_FUNC || type == STT_GNU_IFUNC || (type == STT_NOTYPE && in_code(lf, elf, sym));
+	return type == STT_FUNC || type == STT_GNU_IFUNC ||
+	       (type == STT_NOTYPE && in_code(lf, elf, sym));
 }
 
 /* Names as text names are ("name_char"); ARM's mapping symbols ($x, $d) mark no function. */
@@ -648,8 +652,9 @@ static int open_regular(struct load *l)
 		return err_buf_errno(l->errbuf, l->errlen, "%s", l->path);
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		err_buf(l->errbuf, l->errlen, "%s: %s", l->path,
-			S_ISDIR(st.st_mode) ? "a directory, not a symbol file"
-					    : "not a regular file (a FIFO or device is no symbol file)");
+			S_ISDIR(st.st_mode)
+			    ? "a directory, not a symbol file"
+			    : "not a regular file (a FIFO or device is no symbol file)");
 		close(fd);
 		return -1;
 	}

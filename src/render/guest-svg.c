@@ -34,14 +34,15 @@ void render_guest_svg(FILE *f, const char *title, const struct stats_view *v, co
 	}
 	int h = TOP + (int)(n + (rest ? 1 : 0)) * ROW_H + 24;
 
-	fprintf(f,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Arial, sans-serif\" "
-		"font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-		"<text x=\"12\" y=\"24\" font-size=\"16\" font-weight=\"bold\">Handling time by guest "
-		"code (reason@function)</text>\n<text x=\"12\" y=\"44\">",
-		W, h, W, h);
+	fprintf(
+	    f,
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	    "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Arial, sans-serif\" "
+	    "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+	    "<text x=\"12\" y=\"24\" font-size=\"16\" font-weight=\"bold\">Handling time by guest "
+	    "code (reason@function)</text>\n<text x=\"12\" y=\"44\">",
+	    W, h, W, h);
 	svg_text(f, title);
 	fputs("</text>\n", f);
 	int y = TOP;
@@ -58,18 +59,19 @@ void render_guest_svg(FILE *f, const char *title, const struct stats_view *v, co
 		fprintf(f, "</text>\n<rect class=\"guest-bar\" data-name=\"");
 		svg_text(f, r->key.name);
 		fprintf(f,
-			"\" data-count=\"%llu\" data-sum=\"%.3f\" data-share=\"%.3f\" x=\"%d\" y=\"%d\" "
+			"\" data-count=\"%llu\" data-sum=\"%.3f\" data-share=\"%.3f\" x=\"%d\" "
+			"y=\"%d\" "
 			"width=\"%.2f\" height=\"%d\" fill=\"#4e79a7\"><title>",
 			(unsigned long long)r->count, r->sum, share, LABEL, y + 2, len, ROW_H - 4);
 		svg_text(f, r->key.name);
-		fprintf(f, ": %llu exits, %.2f %s, %.1f%%</title></rect>\n", (unsigned long long)r->count,
-			r->sum, unit, share);
+		fprintf(f, ": %llu exits, %.2f %s, %.1f%%</title></rect>\n",
+			(unsigned long long)r->count, r->sum, unit, share);
 		fprintf(f, "<text x=\"%.2f\" y=\"%d\">%.1f%% · %llu exits · avg %.2f %s</text>\n",
 			LABEL + len + 6, y + 14, share, (unsigned long long)r->count, r->avg, unit);
 		y += ROW_H;
 	}
 	if (rest)
-		fprintf(f, "<text x=\"%d\" y=\"%d\">%zu more rows, not drawn</text>\n", LABEL, y + 14,
-			rest);
+		fprintf(f, "<text x=\"%d\" y=\"%d\">%zu more rows, not drawn</text>\n", LABEL,
+			y + 14, rest);
 	fputs("</svg>\n", f);
 }

@@ -48,12 +48,14 @@ static void table_head(FILE *f, const struct render_meta *m, const struct stats_
 	fprintf(f, "Guest code: %llu exits, %llu with the guest's pc", (unsigned long long)g->count,
 		(unsigned long long)with);
 	if (g->kernel_from)
-		fprintf(f, "; guest kernel %llu (%.1f %%), guest user %llu (%.1f %%) by address"
-			   " (kernel from 0x%llx)\n",
+		fprintf(f,
+			"; guest kernel %llu (%.1f %%), guest user %llu (%.1f %%) by address"
+			" (kernel from 0x%llx)\n",
 			(unsigned long long)g->side[STATS_GUEST_SIDE_KERNEL],
 			pct(g->side[STATS_GUEST_SIDE_KERNEL], with),
 			(unsigned long long)g->side[STATS_GUEST_SIDE_USER],
-			pct(g->side[STATS_GUEST_SIDE_USER], with), (unsigned long long)g->kernel_from);
+			pct(g->side[STATS_GUEST_SIDE_USER], with),
+			(unsigned long long)g->kernel_from);
 	else
 		fprintf(f, "; guest kernel or user: the ISA's address layout does not say\n");
 	if (o->syms_path)
@@ -68,8 +70,8 @@ static void table(FILE *f, const struct render_meta *m, const struct stats_guest
 	char a[48], b[320], n[128];
 
 	table_head(f, m, g, o);
-	fprintf(f, "%-24s %10s %7s %12s %7s %10s %-7s %s\n", "REASON / PC", "COUNT", "%COUNT", "SUM",
-		"%SUM", "AVG", "SIDE", "SYMBOL");
+	fprintf(f, "%-24s %10s %7s %12s %7s %10s %-7s %s\n", "REASON / PC", "COUNT", "%COUNT",
+		"SUM", "%SUM", "AVG", "SIDE", "SYMBOL");
 	for (size_t i = 0; i < g->n; i++) {
 		const struct stats_guest_reason *x = &g->reasons[i];
 
@@ -85,8 +87,8 @@ static void table(FILE *f, const struct render_meta *m, const struct stats_guest
 				stats_guest_side_name(p->side), *w ? " " : "", w);
 		}
 		if (x->no_pc)
-			fprintf(f, "  %-22s %10llu %6.1f%%\n", "(no pc)", (unsigned long long)x->no_pc,
-				pct(x->no_pc, x->count));
+			fprintf(f, "  %-22s %10llu %6.1f%%\n", "(no pc)",
+				(unsigned long long)x->no_pc, pct(x->no_pc, x->count));
 	}
 }
 
@@ -102,10 +104,10 @@ static void csv(FILE *f, const struct stats_guest_view *g)
 			const struct stats_guest_pc *p = &x->pcs[j];
 
 			csv_quote(f, x->name);
-			fprintf(f, ",%s,%llu,%llu,%.3f,%.3f,%.3f,%.2f,%.2f,%s,", pc_text(p, b, sizeof(b)),
-				(unsigned long long)p->r.count, (unsigned long long)p->r.timed,
-				p->r.sum, p->r.avg, p->r.max, p->pct_count, p->pct_time,
-				stats_guest_side_name(p->side));
+			fprintf(f, ",%s,%llu,%llu,%.3f,%.3f,%.3f,%.2f,%.2f,%s,",
+				pc_text(p, b, sizeof(b)), (unsigned long long)p->r.count,
+				(unsigned long long)p->r.timed, p->r.sum, p->r.avg, p->r.max,
+				p->pct_count, p->pct_time, stats_guest_side_name(p->side));
 			csv_quote(f, p->sym ? p->sym : "");
 			fprintf(f, ",%llu\n", (unsigned long long)p->off);
 		}

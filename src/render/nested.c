@@ -25,8 +25,9 @@ static void head(FILE *f, const struct render_meta *m, const struct stats_nested
 	if (v->injected)
 		fprintf(f, "; L1 made to exit without an L2 exit: %llu",
 			(unsigned long long)v->injected);
-	fprintf(f, "\nL1 handling windows closed: %llu, with %llu L1 exits (%.2f per window), "
-		   "%.2f %s of L1 time per window\n",
+	fprintf(f,
+		"\nL1 handling windows closed: %llu, with %llu L1 exits (%.2f per window), "
+		"%.2f %s of L1 time per window\n",
 		(unsigned long long)v->windows, (unsigned long long)v->window_exits,
 		per(v->window_exits, v->windows), per(v->window_ns, v->windows) / unit_ns, unit);
 	if (v->open_windows)
@@ -34,7 +35,8 @@ static void head(FILE *f, const struct render_meta *m, const struct stats_nested
 			(unsigned long long)v->open_windows, v->open_windows == 1 ? "" : "s",
 			(unsigned long long)v->open_exits, v->open_exits == 1 ? "" : "s");
 	if (v->broken)
-		fprintf(f, "Broken by lost events: %llu window%s (L2 exited before L1 entered it)\n",
+		fprintf(f,
+			"Broken by lost events: %llu window%s (L2 exited before L1 entered it)\n",
 			(unsigned long long)v->broken, v->broken == 1 ? "" : "s");
 }
 
@@ -77,11 +79,11 @@ static void csv(FILE *f, const struct stats_nested_view *v)
 
 		fprintf(f, "%s,", kinds[r->kind]);
 		csv_quote(f, r->name);
-		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)r->count,
-			(unsigned long long)r->l0, (unsigned long long)r->l0_timed,
-			(unsigned long long)r->l0_ns, (unsigned long long)r->reflected,
-			(unsigned long long)r->windows, (unsigned long long)r->window_exits,
-			(unsigned long long)r->window_ns);
+		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+			(unsigned long long)r->count, (unsigned long long)r->l0,
+			(unsigned long long)r->l0_timed, (unsigned long long)r->l0_ns,
+			(unsigned long long)r->reflected, (unsigned long long)r->windows,
+			(unsigned long long)r->window_exits, (unsigned long long)r->window_ns);
 	}
 }
 

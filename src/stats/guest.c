@@ -20,7 +20,8 @@ const char *stats_guest_side_name(enum stats_guest_side s)
 	return s < STATS_GUEST_SIDE_N ? side_names[s] : "?";
 }
 
-static struct stats_guest_reason *reason_of(struct stats_guest_view *g, const char *name, size_t *cap)
+static struct stats_guest_reason *reason_of(struct stats_guest_view *g, const char *name,
+					    size_t *cap)
 {
 	for (size_t i = 0; i < g->n; i++)
 		if (g->reasons[i].name == name) /* interned */
@@ -52,7 +53,8 @@ static void add_pc(struct stats_guest_view *g, struct stats_guest_reason *x,
 
 	x->pcs = xrealloc(x->pcs, (x->npcs + 1) * sizeof(*x->pcs));
 	p = &x->pcs[x->npcs++];
-	*p = (struct stats_guest_pc){.pc = r->key.sub, .other = r->key.sub == STATS_SUB_OTHER, .r = *r};
+	*p = (struct stats_guest_pc){
+	    .pc = r->key.sub, .other = r->key.sub == STATS_SUB_OTHER, .r = *r};
 	if (!p->other) {
 		p->side = side_of(p->pc, g->kernel_from);
 		p->sym = sym ? sym(syms, p->pc, &p->off) : NULL;
@@ -159,7 +161,8 @@ struct relabel {
 static void relabel_row(const struct stats_key *k, const struct stats_acc *a, void *arg)
 {
 	struct relabel *r = arg;
-	struct stats_key nk = {.name = label(k, a, r->sym, r->syms), .tid = k->tid, .vcpu = k->vcpu};
+	struct stats_key nk = {
+	    .name = label(k, a, r->sym, r->syms), .tid = k->tid, .vcpu = k->vcpu};
 
 	stats_acc_merge(stats_table_get(r->out, &nk), a);
 }

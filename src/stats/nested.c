@@ -21,10 +21,10 @@
 #define BIT(k) (1u << (k))
 
 struct nthread {
-	int32_t tid; /* 0: free slot */
-	bool open;   /* in an L1 window */
-	uint64_t start; /* the window's start: the reflected exit's re-entry */
-	uint64_t exits; /* L1 exits in it so far */
+	int32_t tid;	 /* 0: free slot */
+	bool open;	 /* in an L1 window */
+	uint64_t start;	 /* the window's start: the reflected exit's re-entry */
+	uint64_t exits;	 /* L1 exits in it so far */
 	const char *why; /* the L2 reason that opened it (interned) */
 };
 

@@ -63,18 +63,19 @@ static void check_at(const struct gsym *s, uint64_t addr, const char *want, uint
 
 static void test_kallsyms(void)
 {
-	static const char text[] = "ffffffff81000000 T _stext\n"
-				   "ffffffff81000000 t alias_of_stext\n"
-				   "ffffffff81000100 W weak_fn\n"
-				   "ffffffff81000100 T strong_fn\n"
-				   "ffffffff81000200 D some_data\n"
-				   "ffffffff81000300 t local_fn\n"
-				   "0000000000000000 A fixed_percpu_data\n"
-				   "ffffffff81002000 r rodata_thing\n"
-				   "\n"
-				   "ffffffffc0001000 t kvm_fn\t[kvm]\n"
-				   "ffffffffc0001080 T kvm_other\t[kvm]\n"
-				   "ffffffffc0002000 t nf_fn\t[nf_conntrack]"; /* no final newline */
+	static const char text[] =
+	    "ffffffff81000000 T _stext\n"
+	    "ffffffff81000000 t alias_of_stext\n"
+	    "ffffffff81000100 W weak_fn\n"
+	    "ffffffff81000100 T strong_fn\n"
+	    "ffffffff81000200 D some_data\n"
+	    "ffffffff81000300 t local_fn\n"
+	    "0000000000000000 A fixed_percpu_data\n"
+	    "ffffffff81002000 r rodata_thing\n"
+	    "\n"
+	    "ffffffffc0001000 t kvm_fn\t[kvm]\n"
+	    "ffffffffc0001080 T kvm_other\t[kvm]\n"
+	    "ffffffffc0002000 t nf_fn\t[nf_conntrack]"; /* no final newline */
 	char e[256] = "";
 	struct gsym *s = gsym_load(write_text("kallsyms.copy", text), e, sizeof(e));
 	uint64_t off;
@@ -84,13 +85,14 @@ static void test_kallsyms(void)
 		return;
 	CHECK_STR(gsym_kind(s), "kallsyms");
 	CHECK(gsym_count(s) == 6, "%zu symbols", gsym_count(s));
-	check_at(s, 0xffffffff80ffffffull, NULL, 0, NULL);		 /* before the first */
-	check_at(s, 0xffffffff81000000ull, "_stext", 0, NULL);	 /* the first of one address */
+	check_at(s, 0xffffffff80ffffffull, NULL, 0, NULL);     /* before the first */
+	check_at(s, 0xffffffff81000000ull, "_stext", 0, NULL); /* the first of one address */
 	check_at(s, 0xffffffff810000ffull, "_stext", 0xff, NULL);
-	check_at(s, 0xffffffff81000100ull, "strong_fn", 0, NULL); /* T over W */
+	check_at(s, 0xffffffff81000100ull, "strong_fn", 0, NULL);     /* T over W */
 	check_at(s, 0xffffffff81000250ull, "strong_fn", 0x150, NULL); /* data is no symbol */
 	check_at(s, 0xffffffff81000300ull, "local_fn", 0, NULL);
-	check_at(s, 0xffffffff81000300ull + GSYM_MAX_RANGE - 1, "local_fn", GSYM_MAX_RANGE - 1, NULL);
+	check_at(s, 0xffffffff81000300ull + GSYM_MAX_RANGE - 1, "local_fn", GSYM_MAX_RANGE - 1,
+		 NULL);
 	check_at(s, 0xffffffff81000300ull + GSYM_MAX_RANGE, NULL, 0, NULL); /* the gap to modules */
 	check_at(s, 0xffffffffc0001004ull, "kvm_fn", 4, "kvm");
 	check_at(s, 0xffffffffc0001080ull, "kvm_other", 0, "kvm");
@@ -132,7 +134,8 @@ static void test_system_map(void)
 	gsym_free(s);
 
 	/* a 32-bit guest's: 8 hex digits; CRLF and blanks are tolerated */
-	s = gsym_load(write_text("map32", "c1000000 T _text\r\nc1000010  t  helper \n"), e, sizeof(e));
+	s = gsym_load(write_text("map32", "c1000000 T _text\r\nc1000010  t  helper \n"), e,
+		      sizeof(e));
 	CHECK(s != NULL, "%s", e);
 	if (s) {
 		check_at(s, 0xc1000011, "helper", 1, NULL);
@@ -236,9 +239,12 @@ static void test_hostile(void)
 	refuse_text("trailing", "ffffffff81000000 T a b\n", 23, "not a symbol line");
 	refuse_text("5000 bytes", t, strlen(t), "longer than 4096");
 	refuse_text("5000 bytes, no newline", t, strlen(t) - 1, "longer than 4096");
-	refuse_text("data only", "ffffffff81000000 D a\nffffffff81000010 r b\n", 42, "no code symbols");
-	refuse_text("all zero", "0000000000000000 T _stext\n0000000000000000 t foo\t[kvm]\n"
-				"0000000000000000 D data\n", 77, "all zero (read /proc/kallsyms as root)");
+	refuse_text("data only", "ffffffff81000000 D a\nffffffff81000010 r b\n", 42,
+		    "no code symbols");
+	refuse_text("all zero",
+		    "0000000000000000 T _stext\n0000000000000000 t foo\t[kvm]\n"
+		    "0000000000000000 D data\n",
+		    77, "all zero (read /proc/kallsyms as root)");
 	free(t);
 	if (!f || fread(elf, 1, sizeof(elf), f) != sizeof(elf))
 		CHECK(0, "reading /proc/self/exe");
