@@ -83,7 +83,7 @@ printf 'map bad\nrule * * -> X\n\nrule x86_vmx * mmoi -> Y\n' >"$TMP/bad.map"
 "$KES" report -i "$TMP/x86_vmx.dat" --buckets "$TMP/bad.map" >"$TMP/out" 2>"$TMP/err"
 eq "bad map: status" "$?" 1
 eq "bad map: message" "$(cat "$TMP/err")" \
-	"kvm-exitstat: $TMP/bad.map:4: unknown detail 'mmoi' (want mmio, pio, emulate, hypercall, msr, page_fault, halt)"
+	"kvm-exitstat: $TMP/bad.map:4: unknown detail 'mmoi' (want mmio, pio, emulate, hypercall, msr, page_fault, halt, nested_exit, nested_inject, nested_enter)"
 eq "bad map: no report" "$(wc -c <"$TMP/out")" 0
 printf 'map typo\nrule x86_vmx EPT_MISCONFIGG -> MMIO\n' >"$TMP/typo.map"
 "$KES" report -i "$TMP/x86_vmx.dat" --buckets "$TMP/typo.map" 2>"$TMP/err" >/dev/null
