@@ -33,6 +33,8 @@ struct fld {
 struct exit_bind {
 	const struct exit_table *t;
 	struct fld reason, sub, error, match, vcpu, dfield, skfield, sklow, pc;
+	bool pc_bound; /* the event has the table's pc field (pc: present while details are read) */
+	bool extra;    /* dfield, skfield or pc present (exit_extra()) */
 	enum kes_detail dkind;	/* the table's detail-field kind */
 	struct exit_name *over; /* names from the recording's own format file */
 	size_t nover;
@@ -249,6 +251,8 @@ static void bind_exit(struct decoder *d, struct bind *b, struct tep_event *ev,
 	x->skfield = field_of(d, ev, t->subkey_field);
 	x->sklow = field_of(d, ev, t->subkey_low_field);
 	x->pc = field_of(d, ev, t->pc_field);
+	x->pc_bound = x->pc.present;
+	x->extra = x->dfield.present || x->skfield.present || x->pc.present;
 	x->dkind = t->detail_kind && exit_types_detail_kind(t->detail_kind) > 0
 		       ? (enum kes_detail)exit_types_detail_kind(t->detail_kind)
 		       : KES_D_NONE;
@@ -549,6 +553,14 @@ struct decoder *decode_new_text(const struct exit_types *types)
 void decode_need_details(struct decoder *d, bool need)
 {
 	d->lean = !need;
+	/* the guest's pc is a detail too: unbound, a plain report's exits never test for it */
+	for (int id = 0; id <= d->maxid; id++)
+		for (unsigned i = 0; d->byid && d->byid[id] && i < d->byid[id]->nexit; i++) {
+			struct exit_bind *x = &d->byid[id]->exit[i];
+
+			x->pc.present = need && x->pc_bound;
+			x->extra = x->dfield.present || x->skfield.present || x->pc.present;
+		}
 }
 
 void decode_text_plugin_names(struct decoder *d, bool on)
@@ -693,6 +705,29 @@ exit_name(struct bind *b, const struct exit_bind *x, uint64_t key, uint64_t flag
 }
 
 /*
+ * What some tables' exits carry besides the reason: a detail flag (HV's
+ * ceded), a sub-key field (PR's dar), the guest's pc (while details are
+ * read). One test of x->extra for all three: a plain x86 report has none.
+ */
+static inline __attribute__((always_inline)) void exit_extra(struct decoder *d,
+							     const struct exit_bind *x,
+							     const void *data, int size,
+							     uint64_t key, struct kes_event *ev)
+{
+	if (x->dfield.present && load(d, data, size, &x->dfield))
+		ev->detail = x->dkind;
+	if (x->skfield.present && exit_table_has_subkey(x->t, key)) {
+		ev->sub = exit_table_subkey(x->t, load(d, data, size, &x->skfield),
+					    load(d, data, size, &x->sklow));
+		ev->flags |= KES_EXIT_HAS_SUB;
+	}
+	if (x->pc.present) {
+		ev->value = load(d, data, size, &x->pc);
+		ev->flags |= KES_EXIT_HAS_PC;
+	}
+}
+
+/*
  * checked: as load_as(). The fields b->need covers (reason, sub, error,
  * vcpu, match) load unchecked on the fast path; the detail and sub-key
  * fields, which it does not cover, always checked.
@@ -715,20 +750,10 @@ static inline __attribute__((always_inline)) void exit_fields(struct decoder *d,
 			   &key, &flags);
 	ev->reason = exit_name(b, x, key, flags, &ev->detail, &ev->implies, &ev->flags);
 	ev->isa = x->t->isa;
-	if (x->dfield.present && load(d, data, size, &x->dfield))
-		ev->detail = x->dkind;
-	if (x->skfield.present && exit_table_has_subkey(x->t, key)) {
-		ev->sub = exit_table_subkey(x->t, load(d, data, size, &x->skfield),
-					    load(d, data, size, &x->sklow));
-		ev->flags |= KES_EXIT_HAS_SUB;
-	}
+	if (x->extra)
+		exit_extra(d, x, data, size, key, ev);
 	if (x->vcpu.present)
 		ev->vcpu = (int32_t)load_as(d, data, size, &x->vcpu, checked);
-	/* the guest's pc: read only for a view that reads details (--by-guest does) */
-	if (x->pc.present && !d->lean) {
-		ev->value = load(d, data, size, &x->pc);
-		ev->flags |= KES_EXIT_HAS_PC;
-	}
 }
 
 /*

@@ -45,6 +45,13 @@
 
 enum { S_NONE, S_GUEST, S_HOST };
 
+/*
+ * In a machine's details mask, past every detail kind's bit: the exit
+ * carried the guest's pc (machine.pc). No bucket map reads it: report
+ * --by-guest takes no --buckets.
+ */
+#define PC_BIT (1u << KES_D_PC)
+
 struct machine {
 	uint8_t state;
 	bool pend;	  /* x machine: a handled exit not yet counted (see the top) */
@@ -55,8 +62,7 @@ struct machine {
 	const char *reason;
 	const char *isa;
 	struct kes_details d;
-	uint64_t pc; /* the guest's pc at the exit (has_pc), for by_guest */
-	bool has_pc;
+	uint64_t pc; /* the guest's pc at the exit when d.mask has PC_BIT (by_guest's key) */
 	/* userspace path: the last sub-key of each detail kind since KVM_RUN */
 	uint32_t seen;
 	uint64_t last_sub[KES_D_MAX];
@@ -122,6 +128,7 @@ struct pair {
 	struct stats_anatomy *an[2];
 	bool anatomy;
 	struct stats_nested *nested; /* report --nested: each kvm_exit's nesting, else NULL */
+	bool hooked; /* anatomy or nested: one test per timed exit for both (hooks()) */
 };
 
 static void details_used(struct pair *p)
@@ -129,6 +136,7 @@ static void details_used(struct pair *p)
 	/* the anatomy reads kvm_vcpu_wakeup, and each event's place on its thread's clock */
 	p->details = p->with_sub || p->by_guest || p->namer || p->out[0] || p->out[1] || p->anatomy ||
 		     p->nested;
+	p->hooked = p->anatomy || p->nested;
 }
 
 bool pair_reads_details(const struct pair *p)
@@ -266,10 +274,12 @@ PAIR_INLINE struct stats_key exit_key(const struct pair *p, int32_t tid, const s
 
 	if (p->namer)
 		k.name = p->namer(p->namer_arg, m->isa, m->reason, &m->d);
+	if (!p->with_sub) /* by_guest comes with it: a plain report tests one flag */
+		return k;
 	if (p->by_guest) {
 		k.sub = m->pc;
-		k.has_sub = m->has_pc;
-	} else if (p->with_sub && m->d.has_sub) {
+		k.has_sub = (m->d.mask & PC_BIT) != 0;
+	} else if (m->d.has_sub) {
 		k.sub = m->d.sub;
 		k.has_sub = true;
 	}
@@ -340,6 +350,17 @@ static __attribute__((noinline)) void anatomy_add(struct pair *p, struct stats_t
  * sample, and the exit itself to the outliers, with the sub-key it has
  * whether or not the table is keyed by it.
  */
+/* What else a timed exit feeds: the anatomy, --nested. Out of line: a plain report has neither. */
+static __attribute__((noinline)) void hooks(struct pair *p, struct stats_table *tab,
+					    struct thread *t, const struct machine *m, uint64_t ts,
+					    uint64_t ns)
+{
+	if (p->nested && tab == p->exits)
+		stats_nested_exit(p->nested, t->tid, m->reason, m->d.mask, ts, ns, true);
+	if (p->anatomy)
+		anatomy_add(p, tab, t, m);
+}
+
 PAIR_INLINE void timed(struct pair *p, struct stats_table *tab, struct thread *t,
 		       const struct machine *m, uint64_t ts, uint64_t ns)
 {
@@ -347,10 +368,8 @@ PAIR_INLINE void timed(struct pair *p, struct stats_table *tab, struct thread *t
 	int32_t tid = t->tid;
 
 	stats_acc_add(exit_acc(p, tab, t, m), ns);
-	if (p->nested && tab == p->exits)
-		stats_nested_exit(p->nested, tid, m->reason, m->d.mask, ts, ns, true);
-	if (p->anatomy)
-		anatomy_add(p, tab, t, m);
+	if (p->hooked)
+		hooks(p, tab, t, m, ts, ns);
 	if (!o)
 		return;
 	struct stats_outlier s = {.ns = ns,
@@ -434,6 +453,25 @@ static void untimed(struct pair *p, struct stats_table *tab, struct thread *t, s
 		stats_nested_exit(p->nested, t->tid, m->reason, m->d.mask, m->ts, 0, false);
 }
 
+/*
+ * The exit's own sub-key (PR's dar): a fault address, so a detail that names
+ * what was accessed (kvm_mmio's gpa) still outranks it. The guest's pc
+ * (--by-guest): kept beside it, its presence a bit of the details' mask,
+ * which every exit clears.
+ */
+PAIR_INLINE void exit_keys(struct machine *m, const struct kes_event *ev)
+{
+	if (ev->kind == KES_EXIT && (ev->flags & KES_EXIT_HAS_SUB)) {
+		m->d.sub = ev->sub;
+		m->d.sub_kind = KES_D_PF;
+		m->d.has_sub = true;
+	}
+	if (ev->flags & KES_EXIT_HAS_PC) {
+		m->pc = ev->value;
+		m->d.mask |= PC_BIT;
+	}
+}
+
 /* keep_details: the userspace machine's details came before its exit event. */
 PAIR_INLINE void exit_event(struct pair *p, struct stats_table *tab, struct thread *t,
 			    struct machine *m, const struct kes_event *ev, bool keep_details)
@@ -450,8 +488,6 @@ PAIR_INLINE void exit_event(struct pair *p, struct stats_table *tab, struct thre
 	m->ts = ev->ts;
 	m->reason = ev->reason;
 	m->isa = ev->isa;
-	m->has_pc = ev->kind == KES_EXIT && (ev->flags & KES_EXIT_HAS_PC);
-	m->pc = ev->value;
 	if (!keep_details)
 		details_clear(&m->d);
 	else
@@ -462,15 +498,8 @@ PAIR_INLINE void exit_event(struct pair *p, struct stats_table *tab, struct thre
 	/* An exit its table calls a halt (x86 hlt, KVM_EXIT_HLT): no detail event says so. */
 	if (ev->flags & KES_EXIT_HALT)
 		m->d.mask |= 1u << KES_D_HALT;
-	/*
-	 * The exit's own sub-key (PR's dar): a fault address, so a detail that
-	 * names what was accessed (kvm_mmio's gpa) still outranks it.
-	 */
-	if (ev->kind == KES_EXIT && (ev->flags & KES_EXIT_HAS_SUB)) {
-		m->d.sub = ev->sub;
-		m->d.sub_kind = KES_D_PF;
-		m->d.has_sub = true;
-	}
+	if (ev->flags & (KES_EXIT_HAS_SUB | KES_EXIT_HAS_PC)) /* one test: a plain report has neither */
+		exit_keys(m, ev);
 }
 
 PAIR_INLINE void entry_event(struct pair *p, struct stats_table *tab, struct thread *t,
