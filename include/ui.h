@@ -60,6 +60,12 @@ struct ui_top_opts {
 	 * them each interval instead of every event (watch.h, live/khist.c).
 	 */
 	bool in_kernel;
+	/*
+	 * --by-guest: the drill-down's sub-keys are the guest's pc at each exit
+	 * (exit_types `pc`), named by syms (--guest-kallsyms) when given.
+	 */
+	bool by_guest;
+	const struct gsym *syms;
 	const struct exit_types *types;
 };
 

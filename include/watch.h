@@ -78,6 +78,8 @@ struct watch_opts {
 	 * buckets or slower_ns, no detail event is traced at all.
 	 */
 	bool subkeys;
+	/* with subkeys: the sub-key is the guest's pc at the exit (pair_set_by_guest()) */
+	bool by_guest;
 	/* split each exit into its causes (stats.h, enum stats_part): the sched and irq events too */
 	bool anatomy;
 	/*

@@ -12,6 +12,7 @@
 #include "bucket-map.h"
 #include "cli-local.h"
 #include "err.h"
+#include "gsym.h"
 #include "ui.h"
 
 struct top_args {
@@ -25,6 +26,8 @@ struct top_args {
 	regex_t fields_re; /* -f, compiled here once; the view and the log use it */
 	bool has_fields_re;
 	bool stats; /* --stats: KVM's own statistics, no tracing (ui_kstat_run) */
+	const char *guest_syms; /* --guest-kallsyms FILE */
+	struct gsym *syms;
 };
 
 static const char *const sources[] = {"auto", "exits", "userspace", NULL};
@@ -55,6 +58,8 @@ enum {
 	O_ANATOMY,
 	O_STATS,
 	O_IN_KERNEL,
+	O_BY_GUEST,
+	O_GUEST_SYMS,
 };
 
 static const struct cli_opt opts[] = {
@@ -107,6 +112,12 @@ static const struct cli_opt opts[] = {
 	    "the kernel counts exits and keeps the exit -> entry latency\n"
 	    "histogram (hist triggers); read each interval, no event\n"
 	    "is streamed (p99 and max: power-of-two buckets)"),
+    CLI_OPT("by-guest", 0, NULL, O_BY_GUEST,
+	    "the drill-down (key x) by the guest's pc at each exit instead\n"
+	    "of a detail's sub-key: which guest code makes the exits"),
+    CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
+	    "the guest's symbols for --by-guest: a copy of its\n"
+	    "/proc/kallsyms, a System.map, or an ELF (vmlinux, a module)"),
     {.lng = NULL},
 };
 
@@ -194,6 +205,12 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_IN_KERNEL:
 		a->o.in_kernel = true;
 		return 0;
+	case O_BY_GUEST:
+		a->o.by_guest = true;
+		return 0;
+	case O_GUEST_SYMS:
+		a->guest_syms = val;
+		return 0;
 	}
 	return -1;
 }
@@ -220,6 +237,12 @@ static int operands(void *arg, int argc, char **argv)
 			       a->o.source == UI_SOURCE_USERSPACE))
 		return err("--in-kernel counts kvm_exit in the kernel: --all-events, --buckets, "
 			   "--slower-than and --source userspace need the events streamed");
+	if (a->guest_syms && !a->o.by_guest)
+		return err("--guest-kallsyms names the symbols of --by-guest: give --by-guest too");
+	if (a->o.by_guest && (a->o.out != UI_OUT_SCREEN || a->stats || a->o.in_kernel ||
+			      a->o.buckets_name))
+		return err("--by-guest is the screen's drill-down: not with --once, -l/-L, --stats, "
+			   "--in-kernel or --buckets");
 	if (a->o.fields && strcmp(a->o.fields, "help")) {
 		if (ui_fields_regcomp(&a->fields_re, a->o.fields))
 			return err("'%s' is not a regular expression", a->o.fields);
@@ -266,9 +289,13 @@ static int run(void *arg)
 	a->o.guest = a->guest;
 	a->o.types = &types;
 	a->o.width = cli_out_width(a->o.width);
+	if (cli_guest_syms(a->guest_syms, &a->syms) < 0)
+		goto out;
+	a->o.syms = a->syms;
 	ret = a->stats ? ui_kstat_run(&a->o) : ui_top_run(&a->o);
 out:
 	exit_types_free(&types);
+	gsym_free(a->syms);
 	return ret;
 }
 

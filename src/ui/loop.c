@@ -105,7 +105,8 @@ int ui_screen_run(struct ui_top *t)
 				 .events = t->o->all_events,
 				 .delay = t->o->delay,
 				 .buckets = t->o->buckets != NULL,
-				 .cause = t->o->anatomy};
+				 .cause = t->o->anatomy,
+				 .syms = t->o->syms};
 	if (t->o->fields_re)
 		ui_filter_use_re(&s.st.f, t->o->fields_re, t->o->fields);
 	if (ui_crt_init(e, sizeof(e)) < 0) {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "alloc.h"
 #include "intern.h"
+#include "gsym.h"
 #include "term.h"
 #include "pair.h"
 #include "ui-local.h"
@@ -121,9 +122,26 @@ static void term_safe_label(char *label, size_t len, const char *name)
 	snprintf(label, len, "%s", term_safe(name, buf, sizeof(buf)));
 }
 
+/* --by-guest: "pc 0x8 eg_io+0x6", the symbol terminal-safe; "pc 0x8" where none holds it. */
+static void pc_label(char *label, size_t len, uint64_t pc, const struct gsym *syms)
+{
+	uint64_t off = 0;
+	const char *name = gsym_lookup(syms, pc, &off);
+	char buf[256];
+
+	if (!name)
+		snprintf(label, len, "pc 0x%llx", (unsigned long long)pc);
+	else if (off)
+		snprintf(label, len, "pc 0x%llx %s+0x%llx", (unsigned long long)pc,
+			 term_safe(name, buf, sizeof(buf)), (unsigned long long)off);
+	else
+		snprintf(label, len, "pc 0x%llx %s", (unsigned long long)pc,
+			 term_safe(name, buf, sizeof(buf)));
+}
+
 /* A drill-down row's label; a sub-key is called what its detail event calls it (exit_types). */
 static void drill_label(struct ui_row *r, const struct watch_vms *vs, bool by_sub,
-			const struct exit_types *types)
+			const struct exit_types *types, const struct gsym *syms)
 {
 	const char *what = exit_types_sub_label(types, (enum kes_detail)r->sub_kind);
 	const struct stats_key *k = &r->s.key;
@@ -136,6 +154,8 @@ static void drill_label(struct ui_row *r, const struct watch_vms *vs, bool by_su
 			snprintf(r->label, sizeof(r->label), "(no detail event)");
 		else if (k->sub == STATS_SUB_OTHER)
 			snprintf(r->label, sizeof(r->label), "(other %ss)", what);
+		else if (r->sub_kind == KES_D_PC && syms)
+			pc_label(r->label, sizeof(r->label), k->sub, syms);
 		else
 			exit_types_sub_text(types, (enum kes_detail)r->sub_kind, k->sub, r->label,
 					    sizeof(r->label));
@@ -430,14 +450,14 @@ void ui_model_build(struct ui_view *v, const struct watch *l, const struct watch
 		const struct stats_acc *a = stats_table_find(r, &k);
 
 		for (size_t i = 0; i < v->nrows; i++)
-			drill_label(&v->rows[i], vs, false, types);
+			drill_label(&v->rows[i], vs, false, types, st->syms);
 		f.by_sub = true;
 		t = fold(l->total[v->src], f);
 		ti = fold(l->last[v->src], f);
 		if (v->src != WATCH_EVENTS) /* events have no sub-keys */
 			make_rows(&v->subs, &v->nsubs, t, ti, dt, tig, NULL, NULL);
 		for (size_t i = 0; i < v->nsubs; i++)
-			drill_label(&v->subs[i], vs, true, types);
+			drill_label(&v->subs[i], vs, true, types, st->syms);
 		stats_table_free(t);
 		stats_table_free(ti);
 		/* The drill-down's total row is the reason's own row. */

@@ -191,7 +191,8 @@ int ui_top_run(const struct ui_top_opts *o)
 				  .all_events = o->all_events,
 				  .anatomy = o->anatomy,
 				  /* the screen's drill-down; --once and --log show reasons only */
-				  .subkeys = o->out == UI_OUT_SCREEN};
+				  .subkeys = o->out == UI_OUT_SCREEN,
+				  .by_guest = o->by_guest};
 	struct ui_top t = {.o = o};
 	char e[512], host[256] = "?", traced[256];
 	struct utsname un;

@@ -40,6 +40,7 @@ struct ui_state {
 	enum ui_mode mode;
 	enum ui_source source;
 	const char *drill; /* interned reason of the drill-down */
+	const struct gsym *syms; /* --guest-kallsyms: names the drill-down's guest pcs, or NULL */
 	bool events;	   /* the all-events view: every kvm:* tracepoint counted (e key) */
 	bool show_zero;
 	bool buckets; /* rows are timing buckets: no table of names for show_zero */

@@ -316,6 +316,8 @@ struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
 	 * be sub-keys.
 	 */
 	l->p = pair_new(l->cur[WATCH_EXITS], l->cur[WATCH_UEXITS], o->subkeys && !o->buckets);
+	if (o->subkeys && o->by_guest && !o->buckets)
+		pair_set_by_guest(l->p);
 	if (o->buckets)
 		pair_set_namer(l->p, bucket_map_namer, o->buckets);
 	if (o->slower_ns) {
