@@ -51,6 +51,15 @@ struct serve_opts {
 	 * SIGUSR1 trigger it too.
 	 */
 	const struct flight_opts *flight;
+	/*
+	 * --by-guest: kvm_exit series split by the guest function at each exit
+	 * (a guest_function label: the symbol of syms holding the pc, else
+	 * "0xPC"); the first guest_top functions of each reason keep their own
+	 * series for the run, later ones count in guest_function="other".
+	 */
+	bool by_guest;
+	const struct gsym *syms;
+	unsigned guest_top;
 };
 
 /*

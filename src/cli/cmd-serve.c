@@ -12,6 +12,7 @@
 #include "bucket-map.h"
 #include "cli-local.h"
 #include "err.h"
+#include "gsym.h"
 #include "flight.h"
 #include "live.h"
 #include "serve.h"
@@ -33,6 +34,9 @@ struct serve_args {
 	bool flight;
 	struct flight_opts fo; /* --flight and its options */
 	double flight_after;
+	const char *guest_syms; /* --guest-kallsyms FILE */
+	struct gsym *syms;
+	bool guest_top_set;
 };
 
 enum {
@@ -58,6 +62,9 @@ enum {
 	O_FLIGHT_AFTER,
 	O_FLIGHT_KEEP,
 	O_SLOWER,
+	O_BY_GUEST,
+	O_GUEST_SYMS,
+	O_GUEST_TOP,
 	O_RATE,
 };
 
@@ -112,6 +119,17 @@ static const struct cli_opt opts[] = {
 	    "--flight trigger: an exit slower than USEC (seen by the kernel)"),
     CLI_OPT("rate-over", 0, "N", O_RATE,
 	    "--flight trigger: a VM making more than N exits per second"),
+    CLI_OPT("by-guest", 0, NULL, O_BY_GUEST,
+	    "split the kvm_exit series by the guest function at each exit\n"
+	    "(a guest_function label: its symbol, else 0xPC); the first N\n"
+	    "functions of each reason keep their own series, the rest count\n"
+	    "in guest_function=\"other\" (implies --trace)"),
+    CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
+	    "the guest's symbols for --by-guest: a copy of its\n"
+	    "/proc/kallsyms, a System.map, or an ELF (vmlinux, a module)"),
+    CLI_OPT("guest-top", 0, "N", O_GUEST_TOP,
+	    "--by-guest: functions per reason with a series of their own\n"
+	    "(default 10, 1 to 1000)"),
     {.lng = NULL},
 };
 
@@ -150,6 +168,18 @@ static int parse(void *arg, int id, const char *val, int value)
 		return 0;
 	case O_ANATOMY:
 		a->o.anatomy = true;
+		return 0;
+	case O_BY_GUEST:
+		a->o.by_guest = true;
+		return 0;
+	case O_GUEST_SYMS:
+		a->guest_syms = val;
+		return 0;
+	case O_GUEST_TOP:
+		if (cli_parse_ulong(val, 1, 1000, &v, "--guest-top") < 0)
+			return -1;
+		a->o.guest_top = (unsigned)v;
+		a->guest_top_set = true;
 		return 0;
 	case O_PER_VCPU:
 		a->o.per_vcpu = true;
@@ -226,8 +256,15 @@ static int operands(void *arg, int argc, char **argv)
 		return err("give --trace or --in-kernel, not both");
 	if (a->o.anatomy && a->o.in_kernel)
 		return err("--anatomy splits each streamed exit: give --trace, not --in-kernel");
-	/* the anatomy is of traced exits: it traces them */
-	if (a->o.anatomy)
+	if ((a->guest_syms || a->guest_top_set) && !a->o.by_guest)
+		return err("--guest-kallsyms and --guest-top go with --by-guest");
+	if (a->o.by_guest && (a->o.in_kernel || a->o.buckets_name || a->ninputs))
+		return err("--by-guest keys each streamed exit by the guest's pc: not with "
+			   "--in-kernel, --buckets or -i (report --by-guest reads recordings)");
+	if (a->o.by_guest && !a->guest_top_set)
+		a->o.guest_top = 10;
+	/* the anatomy and the guest's pcs are of traced exits: they trace them */
+	if (a->o.anatomy || a->o.by_guest)
 		a->o.trace = true;
 	if (!a->flight && (a->fo.slow_ns || a->fo.rate > 0 || a->flight_after >= 0))
 		return err("--slower-than, --rate-over and --flight-after go with --flight");
@@ -282,6 +319,9 @@ static int run(void *arg)
 	a->o.types = &types;
 	a->o.inputs = a->inputs;
 	a->o.ninputs = a->ninputs;
+	if (cli_guest_syms(a->guest_syms, &a->syms) < 0)
+		goto out;
+	a->o.syms = a->syms;
 	if (a->flight && setup_flight(a, &types) < 0)
 		goto out;
 	/* --in-kernel where the kernel cannot: one line, and every exit streamed instead */
@@ -306,6 +346,7 @@ out:
 	exit_types_event_names_free((char **)a->fo.events, a->fo.nevents);
 	a->fo.events = NULL;
 	exit_types_free(&types);
+	gsym_free(a->syms);
 	return ret;
 }
 

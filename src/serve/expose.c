@@ -13,7 +13,7 @@ static const char *const source_name[SERVE_NSRC] = {
     [SERVE_KVM_EXIT] = "kvm_exit", [SERVE_USERSPACE] = "userspace"};
 
 struct labels {
-	struct prom_label l[6]; /* pid, vm, source, reason, vcpu, cause */
+	struct prom_label l[7]; /* pid, vm, source, reason, guest_function, vcpu, cause */
 	size_t n;
 	char pid[16], vcpu[24];
 };
@@ -34,6 +34,8 @@ static void labels_of(struct labels *b, const struct serve_series *se, bool per_
 	b->l[b->n++] = (struct prom_label){"source", source_name[k->source]};
 	if (!k->guest)
 		b->l[b->n++] = (struct prom_label){"reason", k->reason};
+	if (k->func)
+		b->l[b->n++] = (struct prom_label){"guest_function", k->func};
 	if (per_vcpu && k->pid != -2) {
 		if (k->vcpu >= 0)
 			snprintf(b->vcpu, sizeof(b->vcpu), "%d", (int)k->vcpu);

@@ -10,19 +10,30 @@
  * and emptied; the store keeps the counters.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "alloc.h"
+#include "gsym.h"
 #include "intern.h"
 #include "live.h"
 #include "pair.h"
 #include "serve-local.h"
 #include "watch.h"
 
+/* --by-guest: a function that has its own series, for the run (first come). */
+struct guest_fn {
+	const char *reason, *func; /* interned */
+};
+
 struct serve_live {
 	struct watch *l;
 	struct watch_vms vms;
 	uint64_t events;
-	const char *tig, *unknown;
+	const char *tig, *unknown, *other;
+	const struct gsym *syms; /* --by-guest's symbols, or NULL */
+	unsigned top;		 /* --guest-top: functions per reason with their own series */
+	struct guest_fn *fns;	 /* those functions, at most top per reason */
+	size_t nfns;
 };
 
 struct serve_live *serve_live_new(const struct serve_opts *o, char *errbuf, size_t errlen)
@@ -33,7 +44,9 @@ struct serve_live *serve_live_new(const struct serve_opts *o, char *errbuf, size
 				  .types = o->types,
 				  .buckets = o->buckets,
 				  .anatomy = o->anatomy,
-				  .in_kernel = o->in_kernel};
+				  .in_kernel = o->in_kernel,
+				  .subkeys = o->by_guest,
+				  .by_guest = o->by_guest};
 	struct serve_live *s = xcalloc(1, sizeof(*s));
 
 	s->l = watch_new(&lo, errbuf, errlen);
@@ -43,6 +56,9 @@ struct serve_live *serve_live_new(const struct serve_opts *o, char *errbuf, size
 	}
 	s->tig = intern(KES_TIMEINGUEST);
 	s->unknown = intern("unknown");
+	s->other = intern("other");
+	s->syms = o->syms;
+	s->top = o->guest_top;
 	/* The traced processes' threads now: a short VM may end before its first lookup. */
 	watch_vms_seed(&s->vms, o->pids, o->npids);
 	return s;
@@ -81,6 +97,47 @@ struct walk {
 	void *arg;
 };
 
+/* The function of pc: its symbol (interned), else "0xPC". */
+static const char *fn_name(const struct serve_live *s, uint64_t pc)
+{
+	uint64_t off;
+	const char *name = s->syms ? gsym_lookup(s->syms, pc, &off) : NULL;
+	char buf[32];
+
+	if (name)
+		return intern(name);
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)pc);
+	return intern(buf);
+}
+
+/*
+ * A row's guest_function label: the function, while it is one of the first
+ * top its reason met (for the run, so that each series keeps counting), else
+ * "other". The label set stays bounded: reasons x (top + 1).
+ */
+static const char *guest_label(struct serve_live *s, const struct stats_key *k,
+			       const struct stats_acc *a)
+{
+	const char *f;
+	size_t have = 0;
+
+	if (!k->has_sub || a->sub_kind != KES_D_PC || k->sub == STATS_SUB_OTHER)
+		return k->has_sub ? s->other : NULL;
+	f = fn_name(s, k->sub);
+	for (size_t i = 0; i < s->nfns; i++) {
+		if (s->fns[i].reason != k->name)
+			continue;
+		if (s->fns[i].func == f)
+			return f;
+		have++;
+	}
+	if (have >= s->top)
+		return s->other;
+	s->fns = xrealloc(s->fns, (s->nfns + 1) * sizeof(*s->fns));
+	s->fns[s->nfns++] = (struct guest_fn){k->name, f};
+	return f;
+}
+
 static void one_row(const struct stats_key *k, const struct stats_acc *a, void *arg)
 {
 	struct walk *w = arg;
@@ -94,6 +151,9 @@ static void one_row(const struct stats_key *k, const struct stats_acc *a, void *
 			      .reason = k->name,
 			      .guest = k->name == w->s->tig,
 			      .acc = a};
+
+	if (w->s->top && !r.guest && w->src == SERVE_KVM_EXIT) /* --by-guest */
+		r.func = guest_label(w->s, k, a);
 
 	for (int p = 0; w->an && !r.guest && p < STATS_NPARTS; p++) {
 		const struct stats_acc *pa = stats_anatomy_acc(w->an, k, (unsigned)p);
@@ -155,5 +215,6 @@ void serve_live_free(struct serve_live *s)
 		return;
 	watch_free(s->l);
 	watch_vms_free(&s->vms);
+	free(s->fns);
 	free(s);
 }

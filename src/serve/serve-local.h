@@ -34,6 +34,7 @@ struct serve_row {
 	const char *vm;	    /* interned VM name (QEMU -name, else comm); "unknown" with pid -1 */
 	int32_t tid, vcpu;  /* vcpu -1: the events carry none */
 	const char *reason; /* interned exit reason (or timing bucket) */
+	const char *func;   /* --by-guest: the interned guest function label, or NULL */
 	bool guest;	    /* time in guest (entry -> next exit), not an exit */
 	const struct stats_acc *acc;
 	/* --anatomy: the interval's time of these exits in each part, ns (has_parts: split) */
@@ -95,6 +96,7 @@ struct serve_key {
 	uint8_t source;	    /* enum serve_source */
 	bool guest;	    /* time in guest, not an exit reason */
 	const char *reason; /* interned; NULL for guest rows */
+	const char *func;   /* --by-guest: interned guest_function label, or NULL */
 };
 
 struct serve_series {

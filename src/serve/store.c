@@ -53,7 +53,8 @@ struct serve_store {
 
 static uint64_t key_hash(const struct serve_key *k)
 {
-	uint64_t h = (uint64_t)(uintptr_t)k->reason * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = ((uint64_t)(uintptr_t)k->reason ^ (uint64_t)(uintptr_t)k->func << 7) *
+		     0x9e3779b97f4a7c15ULL;
 
 	h ^= ((uint64_t)(uint32_t)k->pid << 32 | (uint32_t)k->vcpu) * 0xc2b2ae3d27d4eb4fULL;
 	h ^= ((uint64_t)(uint32_t)k->tid << 16 | k->source << 1 | k->guest) * 0x165667b19e3779f9ULL;
@@ -63,7 +64,8 @@ static uint64_t key_hash(const struct serve_key *k)
 static bool key_eq(const struct serve_key *a, const struct serve_key *b)
 {
 	return a->pid == b->pid && a->vcpu == b->vcpu && a->tid == b->tid &&
-	       a->source == b->source && a->guest == b->guest && a->reason == b->reason;
+	       a->source == b->source && a->guest == b->guest && a->reason == b->reason &&
+	       a->func == b->func;
 }
 
 struct serve_store *serve_store_new(size_t max_rows, bool per_vcpu)
@@ -172,7 +174,8 @@ void serve_store_add(struct serve_store *s, const struct serve_row *r)
 			      .tid = 0,
 			      .source = (uint8_t)r->source,
 			      .guest = r->guest,
-			      .reason = r->guest ? NULL : r->reason};
+			      .reason = r->guest ? NULL : r->reason,
+			      .func = r->guest ? NULL : r->func};
 	const char *vm = r->vm;
 	struct serve_series *se;
 
@@ -246,6 +249,8 @@ static int cmp_rows(const void *pa, const void *pb)
 		c = cmp_i32(a->k.guest, b->k.guest);
 	if (!c && a->k.reason != b->k.reason)
 		c = strcmp(a->k.reason ? a->k.reason : "", b->k.reason ? b->k.reason : "");
+	if (!c && a->k.func != b->k.func)
+		c = strcmp(a->k.func ? a->k.func : "", b->k.func ? b->k.func : "");
 	if (!c)
 		c = cmp_i32(a->k.vcpu, b->k.vcpu);
 	if (!c)
