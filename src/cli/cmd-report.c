@@ -42,6 +42,7 @@ struct report_opts {
 	bool by_guest;	/* --by-guest */
 	const char *guest_syms; /* --guest-kallsyms FILE */
 	struct gsym *syms;	/* its symbols, loaded before the inputs */
+	unsigned long guest_top; /* --guest-top N: pcs shown per reason, 0: all */
 	bool nested;		/* --nested */
 	struct text_ts_unit ts_unit; /* --ts-unit (io.ts_unit points here when given) */
 };
@@ -79,6 +80,7 @@ enum {
 	O_BY_GUEST,
 	O_GUEST_SYMS,
 	O_NESTED,
+	O_GUEST_TOP,
 };
 
 static const struct cli_opt opts[] = {
@@ -139,6 +141,9 @@ static const struct cli_opt opts[] = {
     CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
 	    "the guest's symbols for --by-guest: a copy of its\n"
 	    "/proc/kallsyms, a System.map, or an ELF (vmlinux, a module)"),
+    CLI_OPT("guest-top", 0, "N", O_GUEST_TOP,
+	    "--by-guest: at most N pcs per reason, the reason's most\n"
+	    "by --sort (default: all; its totals count them all)"),
     CLI_OPT("nested", 0, NULL, O_NESTED,
 	    "an x86 host's nested guests (kvm_nested_* events): L2's exits\n"
 	    "by reason, handled by L0 or reflected to L1, and for the\n"
@@ -233,6 +238,8 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_NESTED:
 		o->nested = true;
 		return 0;
+	case O_GUEST_TOP:
+		return cli_parse_ulong(val, 1, 1000000, &o->guest_top, "--guest-top");
 	case O_GUEST_SYMS:
 		o->guest_syms = val;
 		return 0;
@@ -272,8 +279,8 @@ static int operands(void *arg, int argc, char **argv)
 	if (o->anatomy && (o->per_vcpu || o->per_vm))
 		return err("--anatomy shows the whole run: %s does not apply",
 			   o->per_vcpu ? "--per-vcpu" : "--per-vm");
-	if (o->guest_syms && !o->by_guest)
-		return err("--guest-kallsyms names the symbols of --by-guest: give --by-guest too");
+	if ((o->guest_syms || o->guest_top) && !o->by_guest)
+		return err("--guest-kallsyms and --guest-top go with --by-guest");
 	if (o->by_guest && (o->per_vcpu || o->per_vm || o->anatomy || o->slowest || o->buckets))
 		return err("--by-guest shows the whole run by guest pc: give it without --per-vcpu, "
 			   "--per-vm, --anatomy, --slowest and --buckets");
@@ -662,7 +669,8 @@ static int print_by_guest(struct report_opts *o, struct input_result *r)
 	struct stats_table *whole = stats_table_rollup(t, STATS_BY_SUB);
 	struct stats_view *v = stats_view_new(whole, o->unit_ns, o->unit, o->sort);
 	struct stats_guest_view *g =
-	    stats_guest_view_new(v, syms ? cli_guest_sym : NULL, syms, kernel_from(o, r), 0, o->sort);
+	    stats_guest_view_new(v, syms ? cli_guest_sym : NULL, syms, kernel_from(o, r),
+				 o->guest_top, o->sort);
 
 	if (g->count == g->no_pc)
 		ret = err("--by-guest: no exit in the input carries the guest's pc (%s: its "

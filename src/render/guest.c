@@ -61,7 +61,7 @@ static void table_head(FILE *f, const struct render_meta *m, const struct stats_
 	if (o->syms_path)
 		fprintf(f, "Symbols: %s (%s, %zu)\n", o->syms_path, o->syms_kind, o->nsyms);
 	if (g->top)
-		fprintf(f, "At most %zu pcs per reason (--top)\n", g->top);
+		fprintf(f, "At most %zu pcs per reason (--guest-top)\n", g->top);
 }
 
 static void table(FILE *f, const struct render_meta *m, const struct stats_guest_view *g,

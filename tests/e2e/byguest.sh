@@ -150,6 +150,20 @@ if command -v rsvg-convert >/dev/null; then
 	check "svg: renders" rsvg-convert "$TMP/g.svg" -o "$TMP/g.png"
 fi
 
+# --guest-top 1: each reason's one pc, its most by the sort key (awk over the
+# full csv); the reason's count still all of its exits.
+for key in sum count; do
+	"$KES" report --by-guest -s $key -f csv $L/x86-svm/trace-cmd.txt >"$TMP/all.csv"
+	"$KES" report --by-guest -s $key --guest-top 1 -f csv $L/x86-svm/trace-cmd.txt >"$TMP/top1.csv"
+	col=$([ $key = sum ] && echo 5 || echo 3)
+	eq "--guest-top 1 -s $key: each reason's most" \
+		"$(awk -F, 'NR > 1 && $2 ~ /^0x/ { print $1, $2 }' "$TMP/top1.csv" | sort)" \
+		"$(awk -F, -v c=$col 'NR > 1 && $2 ~ /^0x/ && (!($1 in m) || $c + 0 > m[$1]) { m[$1] = $c + 0; p[$1] = $2 }
+			END { for (r in p) print r, p[r] }' "$TMP/all.csv" | sort)"
+done
+"$KES" report --guest-top 1 $L/x86-svm/trace-cmd.txt >/dev/null 2>"$TMP/e"
+check "--guest-top without --by-guest: refused" [ $? -ne 0 ]
+
 # Bad input: one line on stderr, exit non-zero, nothing on stdout.
 bad_syms() { # NAME FILE
 	"$KES" report --by-guest --guest-kallsyms "$2" $L/x86-svm/trace-cmd.dat >"$TMP/o" 2>"$TMP/e"
