@@ -8,6 +8,10 @@
 #include "err.h"
 #include "gsym.h"
 
+/* --guest-kallsyms's help, the same in report, diff, top and serve */
+const char cli_guest_syms_help[] = "the guest's symbols for --by-guest: a copy of its\n"
+				   "/proc/kallsyms, a System.map, or an ELF (vmlinux, a module)";
+
 int cli_guest_syms(const char *path, struct gsym **out)
 {
 	char why[320];

@@ -208,6 +208,8 @@ int cli_write_file(const char *path, int (*write)(FILE *f, const void *arg), con
  */
 struct gsym;
 int cli_guest_syms(const char *path, struct gsym **out);
+/* --guest-kallsyms's help text, one for every command that takes it */
+extern const char cli_guest_syms_help[];
 /* gsym_lookup() in stats_sym_fn's shape (stats_guest_view_new(), stats_guest_table()). */
 const char *cli_guest_sym(const void *syms, uint64_t pc, uint64_t *off);
 

@@ -83,8 +83,7 @@ static const struct cli_opt opts[] = {
 	    "(reason@function, --guest-kallsyms; else reason@pc), so the\n"
 	    "functions that gained or lost exits stand out, with significance"),
     CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
-	    "the guest's symbols for --by-guest: a copy of its\n"
-	    "/proc/kallsyms, a System.map, or an ELF (vmlinux, a module)"),
+	    cli_guest_syms_help),
     {.lng = NULL},
 };
 

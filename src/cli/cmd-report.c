@@ -139,8 +139,7 @@ static const struct cli_opt opts[] = {
 	    "share of the reason's exits and time, guest kernel or user\n"
 	    "by the ISA's address layout, and its symbol (--guest-kallsyms)"),
     CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
-	    "the guest's symbols for --by-guest: a copy of its\n"
-	    "/proc/kallsyms, a System.map, or an ELF (vmlinux, a module)"),
+	    cli_guest_syms_help),
     CLI_OPT("guest-top", 0, "N", O_GUEST_TOP,
 	    "--by-guest: at most N pcs per reason, the reason's most\n"
 	    "by --sort (default: all; its totals count them all)"),

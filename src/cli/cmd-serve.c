@@ -125,8 +125,7 @@ static const struct cli_opt opts[] = {
 	    "functions of each reason keep their own series, the rest count\n"
 	    "in guest_function=\"other\" (implies --trace)"),
     CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
-	    "the guest's symbols for --by-guest: a copy of its\n"
-	    "/proc/kallsyms, a System.map, or an ELF (vmlinux, a module)"),
+	    cli_guest_syms_help),
     CLI_OPT("guest-top", 0, "N", O_GUEST_TOP,
 	    "--by-guest: functions per reason with a series of their own\n"
 	    "(default 10, 1 to 1000)"),

@@ -116,8 +116,7 @@ static const struct cli_opt opts[] = {
 	    "the drill-down (key x) by the guest's pc at each exit instead\n"
 	    "of a detail's sub-key: which guest code makes the exits"),
     CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
-	    "the guest's symbols for --by-guest: a copy of its\n"
-	    "/proc/kallsyms, a System.map, or an ELF (vmlinux, a module)"),
+	    cli_guest_syms_help),
     {.lng = NULL},
 };
 

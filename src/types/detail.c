@@ -78,7 +78,8 @@ const char *exit_types_sub_text(const struct exit_types *set, enum kes_detail k,
 	if (d && d->base == 10)
 		snprintf(buf, len, "%s %llu", d->label, (unsigned long long)sub);
 	else
-		snprintf(buf, len, "%s 0x%llx", exit_types_sub_label(set, k), (unsigned long long)sub);
+		snprintf(buf, len, "%s 0x%llx", d ? d->label : exit_types_sub_label(set, k),
+			 (unsigned long long)sub);
 	return buf;
 }
 
