@@ -73,6 +73,12 @@ static void thread_gone(void *arg, int32_t tid)
 
 int ui_top_tick(struct ui_top *t)
 {
+	/*
+	 * Looked at before the last read: a process seen gone has written its
+	 * last exit, which this read then takes. Looked at after, an exit made
+	 * between the read and the look was never counted (CI: 1 of 13,668).
+	 */
+	bool gone = targets_gone(t);
 	double now;
 
 	/* Whatever the threads wrote before we look at which are gone. */
@@ -82,7 +88,7 @@ int ui_top_tick(struct ui_top *t)
 	watch_vms_reap(&t->vms, thread_gone, t->live);
 	watch_tick(t->live, now - t->t_last);
 	t->t_last = now;
-	t->hdr.targets_gone = targets_gone(t);
+	t->hdr.targets_gone = gone;
 	return 0;
 }
 
