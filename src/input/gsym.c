@@ -169,7 +169,8 @@ const char *gsym_lookup_module(const struct gsym *s, uint64_t addr, uint64_t *of
 		i--;
 	}
 	e = &s->e[i];
-	if (addr >= e->end)
+	/* an end clamped to UINT64_MAX reaches the last address too (fuzz_gsym) */
+	if (addr >= e->end && e->end != UINT64_MAX)
 		return NULL;
 	if (off)
 		*off = addr - e->start;

@@ -121,6 +121,13 @@ seed exittypes exit_types/*.types
 seed buckets exit_types/*.map
 seed datread "$SEEDS"/dat/*.dat "$FIX"/text/trace.dat "$FIX"/real/*.dat "$BAD"/tracedat/*.dat
 seed reportjson "$FIX"/json/*.json
+# gsym: files others wrote: this host's /proc/kallsyms (a slice of vmlinux's
+# lines and one of its modules'), the C library's crt objects (ELF with a
+# .symtab), and exitgen's map from the lab
+mkdir -p "$SEEDS/gsym"
+head -n 120 /proc/kallsyms >"$SEEDS/gsym/kallsyms"
+grep '\[' /proc/kallsyms | head -n 120 >"$SEEDS/gsym/kallsyms-modules"
+seed gsym /usr/lib/*-linux-gnu/*crt*.o "$FIX"/lab/*/exitgen.map
 # jsonmerge: report A, a NUL, report B (issue 29): real reports and the hostile ones paired
 mkdir -p "$SEEDS/jsonmerge"
 for a in "$FIX"/json/*.json; do

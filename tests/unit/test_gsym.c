@@ -133,6 +133,15 @@ static void test_system_map(void)
 	check_at(s, 0xffffffff810001f1ull, "verify_cpu", 1, NULL);
 	gsym_free(s);
 
+	/* the last address is a symbol's own (its range clamped at UINT64_MAX) */
+	s = gsym_load(write_text("map-last", "ffffffffffffffff T last\n"), e, sizeof(e));
+	CHECK(s != NULL, "%s", e);
+	if (s) {
+		check_at(s, UINT64_MAX, "last", 0, NULL);
+		check_at(s, UINT64_MAX - 1, NULL, 0, NULL);
+		gsym_free(s);
+	}
+
 	/* a 32-bit guest's: 8 hex digits; CRLF and blanks are tolerated */
 	s = gsym_load(write_text("map32", "c1000000 T _text\r\nc1000010  t  helper \n"), e,
 		      sizeof(e));
