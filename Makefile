@@ -189,7 +189,7 @@ deps:
 		linux-perf tmux valgrind libclang-rt-14-dev time bpftrace strace \
 		libmicrohttpd-dev libjson-c-dev zlib1g-dev libzstd-dev prometheus curl python3 librsvg2-bin logrotate \
 		bash-completion zsh \
-		dpkg-dev debhelper lintian man-db systemd libcrypt-dev prometheus-node-exporter openssl \
+		dpkg-dev debhelper lintian man-db systemd libcrypt-dev libelf-dev prometheus-node-exporter openssl \
 		qemu-system-x86 cpio kmod
 
 # Where make install puts things (GNU's names; a package: PREFIX=/usr,

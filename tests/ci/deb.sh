@@ -3,7 +3,7 @@
 # From `make dist`'s tarball (what a packager gets), in a scratch directory:
 # dpkg-buildpackage -us -uc -b, lintian (no error: the run fails on one; its
 # warnings are printed), then the .deb installed with apt (its Depends and
-# Recommends resolved: the dlopen'd libmicrohttpd must be among them) and
+# Recommends resolved: the dlopen'd libmicrohttpd and libelf must be among them) and
 # used as installed: --version is the tarball's, `man kvm-exitstat` and
 # `man kvm-exitstat-serve` render, a report of a recording from the lab
 # counts exactly what its exitgen said it made, kvm-exitgen is where the
@@ -51,6 +51,8 @@ eq "lintian: no error" "$rc/$(grep -c '^E:' "$TMP/lintian.out")" "0/0"
 dpkg-deb -f "$deb" Depends Recommends >"$TMP/fields"
 check "Recommends the dlopen'd libmicrohttpd12 ($(tr '\n' ' ' <"$TMP/fields"))" \
 	grep -Eq '^Recommends:.*libmicrohttpd12 \(>= ' "$TMP/fields"
+check "Recommends the dlopen'd libelf1 (--guest-kallsyms of an ELF file)" \
+	grep -Eq '^Recommends:.*libelf1 \(>= ' "$TMP/fields"
 check "Depends on the linked libraries (libtracecmd1)" grep -q '^Depends:.*libtracecmd1' "$TMP/fields"
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$TMP/files"
 check "installs to /usr: usr/bin/kvm-exitstat" grep -qx /usr/bin/kvm-exitstat "$TMP/files"
