@@ -8,7 +8,9 @@
  *   statistics summed over the vCPUs; a histogram's file shows its first
  *   bucket only (kvm_stat_data_get() reads one u64), so histograms are not
  *   taken from there. debugfs is mounted in a mount namespace of our own
- *   when it is not mounted.
+ *   when it is not mounted. A kernel without debugfs (not built in, or
+ *   debugfs=off) has its VMs found as the kvm-vm fds of /proc instead, and
+ *   read through the statistics fds their VMMs hold alone.
  * - the binary statistics (KVM_GET_STATS_FD): the VM and vCPU fds refuse
  *   that ioctl to any process but the VMM (EIO: kvm_vm_ioctl() and
  *   kvm_vcpu_ioctl() check the caller's mm), even when pidfd_getfd() hands

@@ -71,6 +71,12 @@ struct kvmstats {
 	struct vmst *vms;
 	size_t nvms;
 	bool first_done;
+	/*
+	 * This kernel has no debugfs (riscv64's lab kernel: no CONFIG_DEBUG_FS),
+	 * or refuses it: VMs are the kvm-vm fds of /proc, read through the
+	 * statistics fds their VMMs hold alone.
+	 */
+	bool no_debugfs;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -341,7 +347,11 @@ static void find_stats_fds(struct vmst *m, const struct kstat_schema *s, size_t 
 /* ------------------------------------------------------------------------ */
 /* debugfs */
 
-/* Is debugfs's kvm/ there? Else debugfs is mounted in a mount namespace of our own. */
+/*
+ * Is debugfs's kvm/ there? Else debugfs is mounted in a mount namespace of
+ * our own. 1: this kernel has no debugfs (no mount point: not built in; not
+ * a known filesystem; refused: debugfs=off).
+ */
 static int mount_debugfs(char *errbuf, size_t errlen)
 {
 	struct stat st;
@@ -352,10 +362,15 @@ static int mount_debugfs(char *errbuf, size_t errlen)
 		return err_buf(errbuf, errlen, "no KVM in %s (is the kvm module loaded?)",
 			       KVMSTATS_DEBUGFS);
 	/* Not mounted: mounted for us alone, the host's mount table is left as it is. */
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0 ||
-	    mount("debugfs", KVMSTATS_DEBUGFS, "debugfs", 0, NULL) < 0)
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
 		return err_buf_errno(errbuf, errlen, "cannot mount debugfs on %s",
 				     KVMSTATS_DEBUGFS);
+	if (mount("debugfs", KVMSTATS_DEBUGFS, "debugfs", 0, NULL) < 0) {
+		if (errno == ENOENT || errno == ENODEV || errno == EPERM)
+			return 1;
+		return err_buf_errno(errbuf, errlen, "cannot mount debugfs on %s",
+				     KVMSTATS_DEBUGFS);
+	}
 	if (stat(KVM_DIR, &st) < 0)
 		return err_buf(errbuf, errlen, "no KVM in %s (is the kvm module loaded?)",
 			       KVMSTATS_DEBUGFS);
@@ -461,22 +476,70 @@ static void pin(struct kvmstats *k, struct vmst *m)
 {
 	char path[512];
 
-	if (!k->o.pin || m->pin_fd >= 0 || !k->schema.n)
+	if (!k->o.pin || m->pin_fd >= 0 || !k->schema.n || k->no_debugfs)
 		return;
 	snprintf(path, sizeof(path), "%s/%s/%s", KVM_DIR, m->id, k->schema.d[0].name);
 	m->pin_fd = open(path, O_RDONLY | O_CLOEXEC);
 }
 
-/* The VMs debugfs lists now: tracked, marked seen. */
-static int list_vms(struct kvmstats *k)
+/* A VM's fds, "<pid>-<fd>" as debugfs names it, of one process that holds kvm-vm fds. */
+static void list_proc_vms(struct kvmstats *k, int32_t pid)
 {
-	DIR *d = opendir(KVM_DIR);
+	char dir[64], path[384], t[64], id[300];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = readlink(path, t, sizeof(t) - 1);
+		if (n <= 0)
+			continue;
+		t[n] = '\0';
+		if (strcmp(t, "anon_inode:kvm-vm"))
+			continue;
+		snprintf(id, sizeof(id), "%d-%s", (int)pid, de->d_name);
+		vm_track(k, id, pid)->seen = true;
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Without debugfs: the VMs the processes hold now. */
+static int list_vms_proc(struct kvmstats *k)
+{
+	DIR *d = opendir("/proc");
 	struct dirent *de;
 
 	if (!d)
 		return -1;
+	while ((de = readdir(d))) {
+		int pid;
+		char c;
+
+		if (sscanf(de->d_name, "%d%c", &pid, &c) == 1 && pid > 0 && wanted(k, pid))
+			list_proc_vms(k, pid);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* The VMs debugfs (or /proc) lists now: tracked, marked seen. */
+static int list_vms(struct kvmstats *k)
+{
+	DIR *d;
+	struct dirent *de;
+
 	for (size_t i = 0; i < k->nvms; i++)
 		k->vms[i].seen = false;
+	if (k->no_debugfs)
+		return list_vms_proc(k);
+	d = opendir(KVM_DIR);
+	if (!d)
+		return -1;
 	while ((de = readdir(d))) {
 		int pid, fdn;
 		char c;
@@ -516,7 +579,8 @@ static int read_vm(struct kvmstats *k, struct vmst *m, struct kstat_vm *vm)
 
 	for (size_t i = 0; i < m->nsfds; i++)
 		m->sfds[i].vcpu >= 0 ? vcpu_sfds++ : (vm_sfd = true);
-	bool vcpus_all = vcpu_sfds && vcpu_sfds >= m->nvcpu_fds;
+	/* without debugfs, a VM without vCPUs (yet) has all of its vCPUs' fds */
+	bool vcpus_all = (vcpu_sfds || k->no_debugfs) && vcpu_sfds >= m->nvcpu_fds;
 
 	for (size_t i = 0; i < m->nsfds; i++) {
 		struct sfd *f = &m->sfds[i];
@@ -537,11 +601,20 @@ static int read_vm(struct kvmstats *k, struct vmst *m, struct kstat_vm *vm)
 		skip[j] = s->d[j].vcpu ? vcpus_all : vm_sfd;
 		vm->have[j] = skip[j];
 	}
-	ret = read_debugfs(s, m->id, vm, skip);
+	ret = k->no_debugfs ? (errno = ENOENT, -1) : read_debugfs(s, m->id, vm, skip);
 	vm->source = xstrdup(!m->nsfds ? "debugfs" : ret < 0 ? "stats-fd" : "debugfs+stats-fd");
 	free(skip);
 	/* debugfs refused (lockdown) but the fds gave everything: fine */
 	return ret < 0 && !(vm_sfd && vcpus_all) ? -1 : 0;
+}
+
+/*
+ * Held past its VMM: a debugfs file open, or without debugfs the
+ * statistics fds (each holds a reference on the VM, as a debugfs file does).
+ */
+static bool pinned(const struct kvmstats *k, const struct vmst *m)
+{
+	return m->pin_fd >= 0 || (k->no_debugfs && k->o.pin && m->nsfds);
 }
 
 /* Outside pin mode, VMs no longer listed, or whose VMM is gone, are let go. */
@@ -582,7 +655,7 @@ int kvmstats_read(struct kvmstats *k, struct kstat_reading *r, char *errbuf, siz
 
 	kstat_reading_free(r);
 	if (list_vms(k) < 0)
-		return err_buf_errno(errbuf, errlen, "cannot list %s", KVM_DIR);
+		return err_buf_errno(errbuf, errlen, "cannot list %s", k->no_debugfs ? "/proc" : KVM_DIR);
 	r->t = now_mono();
 	r->wall_ns = now_wall();
 	for (size_t i = 0; i < k->nvms; i++) {
@@ -590,7 +663,7 @@ int kvmstats_read(struct kvmstats *k, struct kstat_reading *r, char *errbuf, siz
 		struct kstat_vm vm;
 
 		/* pinned VMs stay readable after they left the listing's view: read them too */
-		if (!m->seen && m->pin_fd < 0)
+		if (!m->seen && !pinned(k, m))
 			continue;
 		if (!m->tried)
 			find_stats_fds(m, &k->schema, vms_of(k, m->pid));
@@ -609,7 +682,8 @@ int kvmstats_read(struct kvmstats *k, struct kstat_reading *r, char *errbuf, siz
 	if (fail && !r->nvms) {
 		errno = e;
 		return err_buf_errno(errbuf, errlen,
-				     "cannot read KVM's statistics in %s%s", KVM_DIR,
+				     "cannot read KVM's statistics in %s%s",
+				     k->no_debugfs ? "the VMMs' statistics fds (no debugfs)" : KVM_DIR,
 				     e == EPERM ? " (kernel lockdown?)" : "");
 	}
 	return 0;
@@ -618,16 +692,26 @@ int kvmstats_read(struct kvmstats *k, struct kstat_reading *r, char *errbuf, siz
 struct kvmstats *kvmstats_new(const struct kvmstats_opts *o, char *errbuf, size_t errlen)
 {
 	struct kvmstats *k;
+	int mounted = mount_debugfs(errbuf, errlen);
 
-	if (mount_debugfs(errbuf, errlen) < 0)
+	if (mounted < 0)
 		return NULL;
 	k = xcalloc(1, sizeof(*k));
 	k->o = *o;
+	k->no_debugfs = mounted == 1;
 	if (schema_from_own_vm(&k->schema) == 0) {
 		k->schema.described = true;
-		k->schema_src = "the descriptors of a VM of our own";
+		k->schema_src = k->no_debugfs ? "the descriptors of a VM of our own (no debugfs: "
+						"the VMMs' statistics fds alone)"
+					      : "the descriptors of a VM of our own";
 	} else {
 		kstat_schema_free(&k->schema);
+		if (k->no_debugfs) {
+			err_buf(errbuf, errlen, "no debugfs on %s and no usable /dev/kvm: "
+				"nothing to read KVM's statistics from", KVMSTATS_DEBUGFS);
+			free(k);
+			return NULL;
+		}
 		if (schema_from_names(&k->schema) < 0) {
 			err_buf(errbuf, errlen, "no KVM statistics in %s", KVM_DIR);
 			free(k);
