@@ -63,6 +63,11 @@ int kvmstats_read(struct kvmstats *k, struct kstat_reading *r, char *errbuf, siz
 void kvmstats_set_pids(struct kvmstats *k, const int32_t *pids, size_t n);
 /* Pin mode: takes hold of the VMs that appeared, without reading them (cheap, each tick). */
 int kvmstats_scan(struct kvmstats *k);
+/*
+ * VMs seen that no reading could read: a kernel without debugfs, and their
+ * VMM held no statistics fd (exitgen without --stats-fd). 0 with debugfs.
+ */
+size_t kvmstats_unread(const struct kvmstats *k);
 void kvmstats_free(struct kvmstats *k);
 
 #endif

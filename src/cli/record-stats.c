@@ -161,6 +161,12 @@ int cli_record_stats(const struct cli_record_stats *o)
 				      .host = host,
 				      .kernel = un.release};
 
+	/* an empty snapshot where VMs ran says why, whatever -q */
+	if (kvmstats_unread(k))
+		err_info("kvm-exitstat: warning: %zu VM%s not in the snapshot: this kernel has no "
+			 "debugfs, and %s VMM held no statistics fd (KVM_GET_STATS_FD) to read\n",
+			 kvmstats_unread(k), kvmstats_unread(k) == 1 ? "" : "s",
+			 kvmstats_unread(k) == 1 ? "its" : "their");
 	if (write_file(o->output, &m) == 0) {
 		if (!o->quiet)
 			summary(o->output, r);

@@ -71,6 +71,7 @@ struct kvmstats {
 	struct vmst *vms;
 	size_t nvms;
 	bool first_done;
+	size_t unread; /* no_debugfs: VMs let go whose VMM never held a statistics fd */
 	/*
 	 * This kernel has no debugfs (riscv64's lab kernel: no CONFIG_DEBUG_FS),
 	 * or refuses it: VMs are the kvm-vm fds of /proc, read through the
@@ -625,8 +626,10 @@ static void forget_gone(struct kvmstats *k)
 	for (size_t i = 0; i < k->nvms; i++) {
 		struct vmst *m = &k->vms[i];
 
-		if (!k->o.pin && (!m->seen || !live_pid_alive(m->pid)))
+		if (!k->o.pin && (!m->seen || !live_pid_alive(m->pid))) {
+			k->unread += k->no_debugfs && !m->nsfds;
 			vm_release(m);
+		}
 		else
 			k->vms[w++] = *m;
 	}
@@ -743,6 +746,15 @@ int kvmstats_scan(struct kvmstats *k)
 		if (k->vms[i].seen && !k->vms[i].tried)
 			find_stats_fds(&k->vms[i], &k->schema, vms_of(k, k->vms[i].pid));
 	return 0;
+}
+
+size_t kvmstats_unread(const struct kvmstats *k)
+{
+	size_t n = k->unread;
+
+	for (size_t i = 0; i < k->nvms; i++)
+		n += k->no_debugfs && !k->vms[i].nsfds;
+	return n;
 }
 
 const struct kstat_schema *kvmstats_schema(const struct kvmstats *k)
