@@ -5,5 +5,7 @@
 
 /* Runs one command; returns the process's exit status. */
 int cli_run(int argc, char **argv);
+/* The environment's KES_* knobs into knobs_set() (knobs.h); cli_run() calls it first. */
+void cli_knobs_read(void);
 
 #endif

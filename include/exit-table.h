@@ -62,7 +62,7 @@ enum {
  * How a text printer shows an event (ftrace text, trace-cmd report, perf
  * script): the event's TP_printk as a pattern, `%{field:conv}` where a
  * field's value is printed (conv: u, d, x, s a symbol). Matched by
- * source/text-form.c; a table's syms name the values of its symbols, its
+ * decode/decode-form.c; a table's syms name the values of its symbols, its
  * aliases are other printers' names for its reasons.
  */
 struct exit_form {

@@ -27,8 +27,8 @@
 #include "decode.h"
 #include "pair.h"
 #include "ring.h"
-#include "source.h"
 #include "stats.h"
+#include "text.h"
 
 struct feed_opts {
 	struct decoder *d; /* records -> events */

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* input/: what kind of file an input is, told by its content, never its name. */
+/*
+ * input/detect.c: what kind of file an input is, told by its content, never
+ * its name; input/stable.c: an fd of it that nobody can change while it is read.
+ */
 #ifndef KES_INPUT_H
 #define KES_INPUT_H
+
+#include <stddef.h>
 
 enum input_kind {
 	INPUT_UNKNOWN,
@@ -23,5 +28,14 @@ enum input_kind {
  */
 enum input_kind input_detect(int fd);
 const char *input_kind_name(enum input_kind k);
+
+/*
+ * An fd whose bytes nobody can change while it is read, for readers that
+ * check a file before they trust it (the checks must hold for what is then
+ * read): fd itself (dup'd) when only root or we can write the file and it is
+ * on a local file system; else a sealed in-memory copy (memfd). Returns a new
+ * fd, or -1 with errbuf set.
+ */
+int input_stable_fd(int fd, char *errbuf, size_t errlen);
 
 #endif

@@ -184,7 +184,7 @@ bool live_kvm_host(void);
 int live_no_kvm_reason(const char *who, char *errbuf, size_t errlen);
 
 /*
- * PID namespaces (source/pidns.c): tracing filters on, and events carry, the
+ * PID namespaces (live/pidns.c): tracing filters on, and events carry, the
  * kernel's pids. live_new() refuses a namespace whose /proc cannot show
  * them (-1 with the reason); live_kernel_pid() translates a pid as this
  * process sees it (identity outside a namespace; -1 with ESRCH when there is

@@ -28,7 +28,7 @@ struct input_opts {
 	size_t npids;
 	int32_t vcpu;  /* keep only this vcpu (-1: all) */
 	const char *vm_name; /* -g: keep only the VMs of this name (interned), or NULL */
-	bool with_sub; /* key exits by detail sub-key too (MMIO gpa, PIO port, ...) */
+	bool with_sub; /* key exits by detail sub-key too (MMIO gpa, PIO port, ...), at most STATS_SUB_CAP per reason */
 	bool by_guest; /* with with_sub: the sub-key is the guest's pc (pair_set_by_guest()) */
 	const struct bucket_map *buckets; /* count exits in timing buckets (NULL: by reason) */
 	/* exits over time by reason, [0] kvm_exit, [1] userspace exits; NULL: not kept */
@@ -45,14 +45,6 @@ struct input_opts {
 	/* --nested: each kvm_exit's nesting (pair_set_nested()); NULL: not kept */
 	struct stats_nested *nested;
 };
-
-/*
- * with_sub: at most this many sub-keys per exit reason (MMIO gpa, PIO port,
- * ...); the rest are counted in one "other" row (sub = STATS_SUB_OTHER) per
- * reason, thread and vcpu, so memory stays bounded whatever the trace holds
- * (a key costs about 1 KiB; 10 M distinct gpas would need ~11 GB).
- */
-#define INPUT_SUB_CAP 4096
 
 struct input_comm {
 	int32_t tid;

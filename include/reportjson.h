@@ -3,7 +3,7 @@
  * A report's own JSON (`report -f json`, schema kvm-exitstat-report/1) as an
  * input: every row carries its exact state (integer ns, the moments, every
  * histogram bucket), so reports from many hosts merge into one exactly
- * (source/reportjson.c).
+ * (input/reportjson.c).
  */
 #ifndef KES_REPORTJSON_H
 #define KES_REPORTJSON_H

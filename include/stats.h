@@ -104,6 +104,12 @@ size_t stats_table_size(const struct stats_table *t);
  * (Several tids/vcpus of one sub-key count as several sub-keys.)
  */
 void stats_table_set_sub_cap(struct stats_table *t, size_t max);
+/*
+ * The cap every command uses (report, diff, top, serve): a key costs about
+ * 1 KiB, so 10 M distinct gpas would need ~11 GB; 4096 keep any real
+ * workload's devices and ports apart.
+ */
+#define STATS_SUB_CAP 4096
 /* How many stats_table_get() calls went to an "other" row. */
 uint64_t stats_table_folded(const struct stats_table *t);
 /* Removes every row (a live view's interval table); t stays usable. */
@@ -429,7 +435,7 @@ enum stats_guest_side { STATS_GUEST_SIDE_UNKNOWN, STATS_GUEST_SIDE_KERNEL, STATS
 
 struct stats_guest_pc {
 	uint64_t pc;
-	bool other;	 /* the row of every pc past the cap (INPUT_SUB_CAP) */
+	bool other;	 /* the row of every pc past the cap (STATS_SUB_CAP) */
 	const char *sym; /* the guest symbol that holds pc (owned by the gsym), or NULL */
 	uint64_t off;	 /* pc - the symbol's start */
 	enum stats_guest_side side;

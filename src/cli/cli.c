@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "alloc.h"
+#include "cli.h"
 #include "cli-local.h"
 #include "err.h"
 #include "jsonw.h"
@@ -122,6 +123,7 @@ int cli_run(int argc, char **argv)
 {
 	const struct cli_cmd *c;
 
+	cli_knobs_read();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -18,7 +18,8 @@
 #include "outfile.h"
 #include "render.h"
 #include "pipeline.h"
-#include "source.h"
+#include "text.h"
+#include "tracedat.h"
 
 struct diff_opts {
 	const char *path[2];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kvm-exitstat record: the live collector (source/tracefs.c) feeding the
- * trace.dat v6 writer (source/datwrite.c).
+ * kvm-exitstat record: the live collector (live/tracefs.c) feeding the
+ * trace.dat v6 writer (output/datwrite.c).
  *
  * A traced command is forked first and held on a pipe until the pid filter
  * names it and tracing is on, so its first exits are not missed and no other

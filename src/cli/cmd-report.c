@@ -17,7 +17,8 @@
 #include "pipeline.h"
 #include "procmap.h"
 #include "render.h"
-#include "source.h"
+#include "text.h"
+#include "tracedat.h"
 
 #define MAX_INPUTS 64
 

@@ -17,6 +17,7 @@
 #include "alloc.h"
 #include "feed.h"
 #include "feed-local.h"
+#include "knobs.h"
 
 #define BLOCK 1024  /* events per block */
 #define BLOCKS 16  /* blocks in flight: 1.2 MB */
@@ -135,9 +136,8 @@ void feed_pipe_end(struct feed_pipe *q)
 bool feed_two_cpus(void)
 {
 	cpu_set_t s;
-	const char *env = getenv("KES_THREADS");
 
-	if (env && strcmp(env, "1") == 0)
+	if (knobs_get()->one_thread)
 		return false;
 	return sched_getaffinity(0, sizeof(s), &s) == 0 && CPU_COUNT(&s) >= 2;
 }

@@ -838,7 +838,7 @@ static uint64_t stats_lost(const struct datfile_layout *l)
 	return lost;
 }
 
-int datfile_lost_events(const char *path, uint64_t *lost)
+int tracedat_lost_events(const char *path, uint64_t *lost)
 {
 	struct datfile_layout l;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;

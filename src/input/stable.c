@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -20,7 +21,7 @@
 #include <sys/vfs.h>
 #include "alloc.h"
 #include "err.h"
-#include "source.h"
+#include "input.h"
 
 /* statfs() magic numbers (linux/magic.h) of file systems that serve each read anew. */
 static bool remote_fs(int fd)
@@ -82,7 +83,7 @@ static int copy_sealed(int fd, const struct stat *st, char *errbuf, size_t errle
 	return mfd;
 }
 
-int source_stable_fd(int fd, char *errbuf, size_t errlen)
+int input_stable_fd(int fd, char *errbuf, size_t errlen)
 {
 	struct stat st;
 	int nfd;

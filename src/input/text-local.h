@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include "event.h"
 #include "exit-types.h"
-#include "source.h"
+#include "text.h"
 
 /* Longest line kept: the rest is dropped (the context and the fields read come first). */
 #define TEXT_MAX_LINE 4096

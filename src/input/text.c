@@ -698,7 +698,7 @@ int text_read(const char *path, const struct exit_types *types, const struct tex
 	return ret;
 }
 
-int text_iterate(const char *path, const struct exit_types *types, source_event_fn fn, void *arg,
+int text_iterate(const char *path, const struct exit_types *types, text_event_fn fn, void *arg,
 		 uint64_t *nlines_kvm, char *errbuf, size_t errlen)
 {
 	struct text_ops ops = {.event = fn, .arg = arg};

@@ -27,8 +27,8 @@
 #include "alloc.h"
 #include "err.h"
 #include "ring.h"
-#include "source.h"
 #include "tracedat-local.h"
+#include "tracedat.h"
 
 /* Big enough that mmap calls are rare, small enough that RSS does not grow. */
 #define WINDOW (2u << 20)

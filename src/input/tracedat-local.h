@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "source.h"
+#include "tracedat.h"
 
 /* What a trace.dat's header says, checked (datread.c). */
 

@@ -17,7 +17,7 @@
  * file twice, for such files only.
  *
  * The child reads the caller's fd, the same bytes the parent then reads: the
- * caller passes a file nobody else can change (source_stable_fd()), so the
+ * caller passes a file nobody else can change (input_stable_fd()), so the
  * child's verdict holds for the parent's read. A path opened again could be
  * another file by then.
  *
@@ -42,8 +42,10 @@
 #include <trace-cmd/trace-cmd.h>
 #include "alloc.h"
 #include "err.h"
-#include "source.h"
+#include "knobs.h"
 #include "tracedat-local.h"
+#include "input.h"
+#include "tracedat.h"
 
 static int count(struct tracecmd_input *h, struct tep_record *r, int cpu, void *arg)
 {
@@ -78,10 +80,9 @@ static int read_all(struct tracecmd_input *h)
  */
 static unsigned probe_seconds(int fd, uint64_t bytes)
 {
-	/* KES_PROBE_SECONDS=N: the base instead of 5 s (valgrind runs libtracecmd ~30x slower) */
-	const char *env = getenv("KES_PROBE_SECONDS");
-	int asked = env ? atoi(env) : 0;
-	unsigned base = asked > 0 && asked <= 3600 ? (unsigned)asked : TRACEDAT_PROBE_SECONDS;
+	/* KES_PROBE_SECONDS=N (knobs.h): the base instead of 5 s */
+	unsigned asked = knobs_get()->probe_seconds;
+	unsigned base = asked ? asked : TRACEDAT_PROBE_SECONDS;
 	struct stat st;
 	uint64_t size = fstat(fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
 	uint64_t extra = (bytes > size ? bytes : size) / TRACEDAT_PROBE_BYTES_PER_S;

@@ -36,8 +36,8 @@
 #include "alloc.h"
 #include "err.h"
 #include "ring.h"
-#include "source.h"
 #include "tracedat-local.h"
+#include "tracedat.h"
 
 /* All CPUs' chunk buffers together stay below this (the plan's 64 MB of memory). */
 #define ZSTD_MEM_LIMIT (64u << 20)

@@ -31,8 +31,9 @@
 #include <trace-cmd/trace-cmd.h>
 #include "alloc.h"
 #include "err.h"
-#include "source.h"
+#include "knobs.h"
 #include "tracedat-local.h"
+#include "tracedat.h"
 
 #define OPEN_FLAGS (TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS)
 
@@ -52,9 +53,7 @@ struct tracedat {
 
 static bool fastpath_disabled(void)
 {
-	const char *e = getenv("KES_NO_FASTPATH");
-
-	return e && *e && strcmp(e, "0");
+	return knobs_get()->no_fastpath;
 }
 
 /* libtracecmd owns the fd it opens, and closes it on some failures only: give it a dup. */
@@ -205,7 +204,7 @@ void tracedat_get_info(const struct tracedat *td, struct tracedat_info *info)
 }
 
 struct iter {
-	source_record_fn fn;
+	tracedat_record_fn fn;
 	void *arg;
 	int stop;
 	uint64_t page_size;	       /* 0: unknown */
@@ -273,7 +272,7 @@ int tracedat_sample_page(struct tracedat *td, size_t lane, unsigned k, unsigned 
 	return tracedat_fast_sample(td->fast, lane, k, n, td->sample, len);
 }
 
-int tracedat_iterate(struct tracedat *td, source_record_fn fn, void *arg, char *errbuf,
+int tracedat_iterate(struct tracedat *td, tracedat_record_fn fn, void *arg, char *errbuf,
 		     size_t errlen)
 {
 	struct iter it = {fn, arg, 0, td->l.page_size, 0, false};

@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "source.h"
+#include "text.h"
 
 #define MAX_HZ 10000000000ULL /* 10 GHz: (hz - 1) * 1e9 still fits in 64 bits */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * source -> decode -> pair -> stats over one input file. The input kind is
- * told by content, never by file name.
+ * input -> decode -> pair -> stats over one input file. The input kind is
+ * told by content, never by file name (input/detect.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -18,6 +18,7 @@
 #include "err.h"
 #include "feed.h"
 #include "file.h"
+#include "input.h"
 #include "intern.h"
 #include "kstatjson.h"
 #include "pair.h"
@@ -27,11 +28,9 @@
 #include "ppctext.h"
 #include "procmap.h"
 #include "reportjson.h"
-#include "source.h"
 #include "term.h"
-
-#define TRACEDAT_MAGIC "\027\010\104tracing"
-#define PERFDATA_MAGIC "PERFILE2" /* tools/perf/util/header.c: perf.data, version 2 */
+#include "text.h"
+#include "tracedat.h"
 
 void input_result_init(struct input_result *r)
 {
@@ -71,30 +70,6 @@ void input_warn(struct input_result *r, const char *fmt, ...)
 			return;
 	r->warnings = xrealloc(r->warnings, (r->nwarnings + 1) * sizeof(*r->warnings));
 	r->warnings[r->nwarnings++] = xstrdup(buf);
-}
-
-const char *input_kind_name(enum input_kind k)
-{
-	switch (k) {
-	case INPUT_TRACEDAT:
-		return "trace.dat";
-	case INPUT_FTRACE_TXT:
-		return "ftrace text";
-	case INPUT_PPC_REPORT:
-		return "PPC timing report";
-	case INPUT_PPC_DEBUGFS:
-		return "KVM-PPC exit-timing dump";
-	case INPUT_REPORT_JSON:
-		return "kvm-exitstat JSON report";
-	case INPUT_PERF_DATA:
-		return "perf.data, through perf script";
-	case INPUT_PEER_REPORT:
-		return "other tool's report";
-	case INPUT_KSTAT_JSON:
-		return "KVM statistics snapshot";
-	default:
-		return "unknown";
-	}
 }
 
 /*
@@ -153,42 +128,6 @@ static int open_input(const char *path)
 		return -1;
 	}
 	return fd;
-}
-
-/*
- * Sniffs up to 64 KiB: a mailed report may carry a page of prose before its
- * first row. Sets errno: ENODATA for an empty file.
- */
-enum input_kind input_detect(int fd)
-{
-	static char buf[64 * 1024];
-	enum input_kind k = INPUT_UNKNOWN;
-	ssize_t n = pread(fd, buf, sizeof(buf), 0);
-
-	if (n <= 0) {
-		errno = n == 0 ? ENODATA : errno;
-		return INPUT_UNKNOWN;
-	}
-	errno = 0;
-	if ((size_t)n >= sizeof(TRACEDAT_MAGIC) - 1 &&
-	    memcmp(buf, TRACEDAT_MAGIC, sizeof(TRACEDAT_MAGIC) - 1) == 0)
-		return INPUT_TRACEDAT;
-	if ((size_t)n >= sizeof(PERFDATA_MAGIC) - 1 &&
-	    memcmp(buf, PERFDATA_MAGIC, sizeof(PERFDATA_MAGIC) - 1) == 0)
-		return INPUT_PERF_DATA;
-	if (kstatjson_sniff(buf, (size_t)n))
-		return INPUT_KSTAT_JSON;
-	if (reportjson_sniff(buf, (size_t)n))
-		return INPUT_REPORT_JSON;
-	if (memchr(buf, '\0', (size_t)n))
-		return INPUT_UNKNOWN; /* binary, and not a trace.dat */
-	if (ppctext_sniff(buf, (size_t)n, &k))
-		return k;
-	if (peertext_sniff(buf, (size_t)n) != PEERTEXT_NONE)
-		return INPUT_PEER_REPORT;
-	if (text_sniff(buf, (size_t)n))
-		return INPUT_FTRACE_TXT;
-	return INPUT_UNKNOWN;
 }
 
 /* What the filters need to know of a thread, found once per thread (see thread_of()). */
@@ -641,7 +580,7 @@ static void dat_clock(struct ctx *c, const char *path, const struct tracedat_inf
 static int load_tracedat(int fd, const char *path, struct ctx *c)
 {
 	char e[256];
-	int sfd = source_stable_fd(fd, e, sizeof(e)), ret = -1;
+	int sfd = input_stable_fd(fd, e, sizeof(e)), ret = -1;
 	struct tracedat *td = sfd < 0 ? NULL : tracedat_open_fd(sfd, e, sizeof(e));
 	struct tracedat_info info;
 	struct procmap *pm = NULL;
@@ -954,11 +893,11 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 			   ? -1
 			   : merge_units_check(r, path, r->ts_ticks > ticks_before);
 	if (o->with_sub) {
-		stats_table_set_sub_cap(r->exits, INPUT_SUB_CAP);
-		stats_table_set_sub_cap(r->uexits, INPUT_SUB_CAP);
+		stats_table_set_sub_cap(r->exits, STATS_SUB_CAP);
+		stats_table_set_sub_cap(r->uexits, STATS_SUB_CAP);
 		for (int i = 0; i < 2; i++)
 			if (o->anatomy[i])
-				stats_anatomy_set_sub_cap(o->anatomy[i], INPUT_SUB_CAP);
+				stats_anatomy_set_sub_cap(o->anatomy[i], STATS_SUB_CAP);
 	}
 	c.p = pair_new(r->exits, r->uexits, o->with_sub);
 	if (o->by_guest)

@@ -16,13 +16,14 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include "err.h"
+#include "knobs.h"
 #include "pipeline-local.h"
 #include "term.h"
 
-/* The perf to run: $KES_PERF (tests), else the first "perf" on $PATH; NULL when none. */
+/* The perf to run: $KES_PERF (tests, knobs.h), else the first "perf" on $PATH; NULL when none. */
 static const char *find_perf(char *buf, size_t len)
 {
-	const char *env = getenv("KES_PERF"), *path = getenv("PATH");
+	const char *env = knobs_get()->perf, *path = getenv("PATH");
 
 	if (env && *env)
 		return access(env, X_OK) == 0 ? env : NULL;
@@ -46,10 +47,9 @@ static const char *find_perf(char *buf, size_t len)
 
 static rlim_t cpu_limit(void)
 {
-	const char *env = getenv("KES_PERF_CPU_S");
-	long v = env ? atol(env) : 0;
+	unsigned v = knobs_get()->perf_cpu_s;
 
-	return v > 0 ? (rlim_t)v : PERF_CPU_S;
+	return v ? (rlim_t)v : PERF_CPU_S;
 }
 
 /* Runs perf script on fd (stdout to out, stderr to errfd); its exit status, 256 + the signal that killed it, or -1. */

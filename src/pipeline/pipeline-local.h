@@ -10,7 +10,8 @@
 #include "feed.h"
 #include "pipeline.h"
 #include "reportjson.h"
-#include "source.h"
+#include "text.h"
+#include "tracedat.h"
 
 /* What the records of one CPU showed while they were read. */
 struct cpu_tally {
@@ -24,7 +25,7 @@ struct tallies {
 	size_t n;
 };
 
-/* Counts one record of cpu (missed: as source_record_fn's). */
+/* Counts one record of cpu (missed: as tracedat_record_fn's). */
 void tallies_add_slow(struct tallies *t, int cpu, long long missed);
 /* One record of cpu: inline, as it runs once a record; a new CPU or a loss goes the slow way. */
 static inline void tallies_add(struct tallies *t, int cpu, long long missed)

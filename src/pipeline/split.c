@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "alloc.h"
+#include "knobs.h"
 #include "pipeline-local.h"
 
 /* Which half first saw each thread. Few threads reach pair/: a list does. */
@@ -227,9 +228,7 @@ static bool merge(struct half *h, const struct split_in *in, struct split_out *o
 
 static bool split_off(void)
 {
-	const char *e = getenv("KES_SPLIT");
-
-	return e && strcmp(e, "0") == 0;
+	return knobs_get()->no_split;
 }
 
 int split_lanes(const struct split_in *in, struct ring_lane **lanes, size_t n,

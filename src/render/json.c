@@ -25,7 +25,7 @@ static void bucket(uint64_t lo, uint64_t hi, uint64_t n, void *arg)
  * What a merge needs: integer ns (the mean is sum_ns / count), the sum of
  * squared deviations m2_ns2 (exact moments: the same samples give the same
  * bits in any order, so it is printed whole), and every histogram bucket
- * [lo_ns, hi_ns, count] (report -i a.json -i b.json; source/reportjson.c).
+ * [lo_ns, hi_ns, count] (report -i a.json -i b.json; input/reportjson.c).
  */
 static void exact(struct jsonw *w, const struct stats_acc *a)
 {

@@ -22,7 +22,7 @@
 #include "term.h"
 #include "watch.h"
 
-/* The VM name of a process (source/vmname.c), interned; NULL when it is gone. */
+/* The VM name of a process (live/vmname.c), interned; NULL when it is gone. */
 static const char *vm_name_of(int32_t pid)
 {
 	char name[256];

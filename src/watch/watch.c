@@ -41,9 +41,6 @@
 #include "watch-local.h"
 #include "watch.h"
 
-/* Sub-keys kept per reason (times threads); the rest go to one "other" row. */
-#define UI_SUB_CAP 4096
-
 struct evlist {
 	char **names; /* "system:event" */
 	size_t n;
@@ -306,9 +303,9 @@ struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
 		l->last[s] = stats_table_new();
 		l->total[s] = stats_table_new();
 		/* A guest that touches many MMIO addresses must not use up memory. */
-		stats_table_set_sub_cap(l->cur[s], UI_SUB_CAP);
-		stats_table_set_sub_cap(l->last[s], UI_SUB_CAP);
-		stats_table_set_sub_cap(l->total[s], UI_SUB_CAP);
+		stats_table_set_sub_cap(l->cur[s], STATS_SUB_CAP);
+		stats_table_set_sub_cap(l->last[s], STATS_SUB_CAP);
+		stats_table_set_sub_cap(l->total[s], STATS_SUB_CAP);
 	}
 	/*
 	 * Sub-keys from the start when asked (the drill-down shows them), but

@@ -82,7 +82,7 @@ for cut in 0 9 16 40 200 1000 4096 $((size / 3)) $((size / 2)) $((size * 9 / 10)
 done
 
 # --- a trace that touches 300000 MMIO addresses, under --by-sub ---------------------
-# Sub-key rows are capped per reason (INPUT_SUB_CAP; the rest go to an "other"
+# Sub-key rows are capped per reason (STATS_SUB_CAP; the rest go to an "other"
 # row): uncapped this needs ~330 MB (a key costs ~1 KiB, 10 M addresses ~11 GB),
 # capped a few MB. ulimit -v turns the difference into "out of memory". Left
 # out under ASan, which reserves terabytes of address space.

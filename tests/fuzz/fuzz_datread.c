@@ -322,7 +322,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t lost;
 	char e[256];
 
-	datfile_lost_events(path, &lost);
+	tracedat_lost_events(path, &lost);
 	if (f) {
 		struct ring_lane **lanes;
 		size_t n = tracedat_fast_lanes(f, &lanes);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include "fuzz.h"
 #include "pair.h"
-#include "source.h"
+#include "text.h"
 
 static const char trace[] =
     "CPU 0/KVM-4102 [001] d.... 100.000001: kvm_exit: reason EPT_MISCONFIG rip 0xfff0 info 0 0\n"

@@ -6,7 +6,7 @@
  */
 #include "fuzz.h"
 #include "pair.h"
-#include "source.h"
+#include "text.h"
 
 static int on_event(void *arg, const struct kes_event *ev)
 {

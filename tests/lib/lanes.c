@@ -37,7 +37,7 @@ static int next(struct head *h, char *e, size_t elen)
 	return -1;
 }
 
-int lanes_iterate(struct ring_lane **lanes, size_t n, source_record_fn fn, void *arg,
+int lanes_iterate(struct ring_lane **lanes, size_t n, tracedat_record_fn fn, void *arg,
 		  char *errbuf, size_t errlen)
 {
 	struct head *h = xcalloc(n + 1, sizeof(*h));

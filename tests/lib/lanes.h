@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 #include "ring.h"
-#include "source.h"
+#include "tracedat.h"
 
 /*
  * Every record of the lanes, in libtracecmd's order, found as libtracecmd
@@ -20,7 +20,7 @@
  * the record that starts a page. 0, or -1 with errbuf set ("corrupt
  * ring-buffer page at file offset N (cpu C)", or the lane's own reason).
  */
-int lanes_iterate(struct ring_lane **lanes, size_t n, source_record_fn fn, void *arg,
+int lanes_iterate(struct ring_lane **lanes, size_t n, tracedat_record_fn fn, void *arg,
 		  char *errbuf, size_t errlen);
 
 #endif

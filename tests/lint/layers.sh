@@ -18,9 +18,9 @@ O=${O:-build}
 # ---- layers: 0 util and the event types ... 7 the command line ----
 layer_of_header() {
 	case $1 in
-	alloc.h | intern.h | err.h | file.h | outfile.h | chase.h | term.h | event.h | heap.h | sorted.h | num.h) echo 0 ;;
+	alloc.h | intern.h | err.h | file.h | outfile.h | chase.h | term.h | event.h | heap.h | sorted.h | num.h | knobs.h) echo 0 ;;
 	exit-types.h | exit-table.h | bucket-map.h | stats.h | diff.h | ring.h | kstat.h) echo 1 ;;
-	input.h | source.h | ppctext.h | peertext.h | reportjson.h | live.h | output.h | procmap.h | gsym.h | kvmstats.h | kstatjson.h | khist.h | flight.h) echo 2 ;;
+	input.h | tracedat.h | text.h | ppctext.h | peertext.h | reportjson.h | live.h | output.h | procmap.h | gsym.h | kvmstats.h | kstatjson.h | khist.h | flight.h) echo 2 ;;
 	decode.h) echo 3 ;;
 	pair.h) echo 4 ;;
 	pipeline.h | feed.h | watch.h) echo 5 ;;
@@ -75,16 +75,14 @@ prefix_of() {
 	case $1 in
 	alloc.h) echo x ;; intern.h) echo intern ;; err.h) echo err ;; file.h) echo file_ ;;
 	outfile.h) echo outfile_ ;; chase.h) echo chase_ ;; term.h) echo term_ ;; reportjson.h) echo reportjson_ ;; prom.h) echo prom_ ;;
-	serve.h) echo serve_ ;; heap.h) echo heap_ ;; sorted.h) echo sorted_ ;; num.h) echo num_ ;;
+	serve.h) echo serve_ ;; heap.h) echo heap_ ;; sorted.h) echo sorted_ ;; num.h) echo num_ ;; knobs.h) echo knobs_ ;;
 	exit-types.h) echo exit_types_ ;; exit-table.h) echo exit_table_ ;;
 	bucket-map.h) echo bucket_map_ ;; stats.h) echo stats_ ;; diff.h) echo diff_ ;;
 	ring.h) echo ring_ ;; live.h) echo live_ ;; kstat.h) echo kstat_ ;; kvmstats.h) echo kvmstats_ ;; kstatjson.h) echo kstatjson_ ;; khist.h) echo khist_ ;; flight.h) echo flight_ ;; output.h) echo dat_writer_ ;; procmap.h) echo procmap_ ;; gsym.h) echo gsym_ ;;
 	input.h | pipeline.h) echo input_ ;; ppctext.h) echo ppctext_ ;; peertext.h) echo peertext_ ;; decode.h) echo decode_ ;;
 	pair.h) echo pair_ ;; feed.h) echo feed_ ;; watch.h) echo watch_ ;; render.h) echo render_ ;; jsonw.h) echo jsonw_ ;; ui.h) echo ui_ ;;
 	cli.h) echo cli_ ;;
-	# source.h: trace.dat and text readers side by side until the readers
-	# move to input/ behind input.h (steps 5 and 10)
-	source.h) echo "tracedat_|text_|datfile_|source_" ;;
+	tracedat.h) echo tracedat_ ;; text.h) echo text_ ;;
 	*) echo "" ;;
 	esac
 }

@@ -10,7 +10,7 @@
  *   total N                  all records counted
  *   missed N                 sum of the per-page lost-event counts
  *   missed_unknown N         pages that flagged a loss without a count
- *   lost N | lost none       datfile_lost_events() (the CPUSTAT option)
+ *   lost N | lost none       tracedat_lost_events() (the CPUSTAT option)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <trace-cmd/trace-cmd.h>
 #include "alloc.h"
-#include "source.h"
+#include "tracedat.h"
 
 struct counter {
 	char *name;
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < s.nkeys; i++)
 		printf("key %s %llu\n", s.keys[i].name, s.keys[i].n);
 	printf("total %llu\nmissed %llu\nmissed_unknown %llu\n", s.total, s.missed, s.unknown);
-	if (datfile_lost_events(argv[optind], &lost) == 0)
+	if (tracedat_lost_events(argv[optind], &lost) == 0)
 		printf("lost %llu\n", (unsigned long long)lost);
 	else
 		printf("lost none\n");

@@ -17,7 +17,7 @@
 #include "harness.h"
 #include "output.h"
 #include "ring.h"
-#include "source.h"
+#include "tracedat.h"
 
 #define X86 "tests/fixtures/formats/x86"
 
@@ -320,7 +320,7 @@ static size_t v7_section(unsigned char *b, size_t n, int flags, const char *stat
 	return n;
 }
 
-/* A v7 file as far as datfile_lost_events() reads: two chained OPTIONS sections. */
+/* A v7 file as far as tracedat_lost_events() reads: two chained OPTIONS sections. */
 static int write_v7(const char *path, int flags)
 {
 	unsigned char b[1024];
@@ -357,15 +357,15 @@ static void test_lost(void)
 
 	CHECK(file_read_path(X86 "/header_page", &hp, &hplen) == 0, "header_page");
 	CHECK(write_with_stats(tmp("st.dat"), stats, hp, hplen) == 0, "write");
-	CHECK(datfile_lost_events(tmp("st.dat"), &lost) == 0 && lost == 12, "lost %llu",
+	CHECK(tracedat_lost_events(tmp("st.dat"), &lost) == 0 && lost == 12, "lost %llu",
 	      (unsigned long long)lost);
 	h = tracecmd_open(tmp("st.dat"), TRACECMD_FL_LOAD_NO_PLUGINS);
 	CHECK(h != NULL, "libtracecmd opens a file with options and trace_clock");
 	if (h)
 		tracecmd_close(h);
 	CHECK(write_with_stats(tmp("nost.dat"), NULL, hp, hplen) == 0, "write");
-	CHECK(datfile_lost_events(tmp("nost.dat"), &lost) < 0, "no CPUSTAT: -1");
-	CHECK(datfile_lost_events(tmp("nothere.dat"), &lost) < 0, "missing file: -1");
+	CHECK(tracedat_lost_events(tmp("nost.dat"), &lost) < 0, "no CPUSTAT: -1");
+	CHECK(tracedat_lost_events(tmp("nothere.dat"), &lost) < 0, "missing file: -1");
 	/* truncated inside the options */
 	f = fopen(tmp("st.dat"), "r+");
 	fseek(f, 0, SEEK_END);
@@ -373,7 +373,7 @@ static void test_lost(void)
 	fclose(f);
 	CHECK(size > 4096, "size %ld", size);
 	CHECK(truncate(tmp("st.dat"), 330) == 0, "truncate");
-	CHECK(datfile_lost_events(tmp("st.dat"), &lost) < 0, "truncated: -1");
+	CHECK(tracedat_lost_events(tmp("st.dat"), &lost) < 0, "truncated: -1");
 	/*
 	 * v7 keeps the stats in OPTIONS sections, chained through their DONE
 	 * option; the stats are believed only from a file whose whole layout
@@ -381,19 +381,19 @@ static void test_lost(void)
 	 * are no trace.dat (real v7 files: tests/e2e/tracedat-versions.sh).
 	 */
 	CHECK(write_v7(tmp("v7.dat"), 0) == 0, "v7 written");
-	CHECK(datfile_lost_events(tmp("v7.dat"), &lost) < 0 && lost == 0,
+	CHECK(tracedat_lost_events(tmp("v7.dat"), &lost) < 0 && lost == 0,
 	      "v7: CPUSTATs of a file with no layout: -1, lost %llu", (unsigned long long)lost);
 	CHECK(write_v7(tmp("v7c.dat"), 1) == 0, "v7 (compressed options) written");
-	CHECK(datfile_lost_events(tmp("v7c.dat"), &lost) < 0, "v7 with compressed options: -1");
+	CHECK(tracedat_lost_events(tmp("v7c.dat"), &lost) < 0, "v7 with compressed options: -1");
 	f = fopen(tmp("v7t.dat"), "w");
 	fwrite("\x17\x08\x44tracing7\0\0\x08", 1, 13, f);
 	fclose(f);
-	CHECK(datfile_lost_events(tmp("v7t.dat"), &lost) < 0, "v7 cut after its start: -1");
+	CHECK(tracedat_lost_events(tmp("v7t.dat"), &lost) < 0, "v7 cut after its start: -1");
 	f = fopen(tmp("junk.dat"), "w");
 	memset(buf, 0xff, sizeof(buf));
 	fwrite(buf, 1, sizeof(buf), f);
 	fclose(f);
-	CHECK(datfile_lost_events(tmp("junk.dat"), &lost) < 0, "junk: -1");
+	CHECK(tracedat_lost_events(tmp("junk.dat"), &lost) < 0, "junk: -1");
 	free(hp);
 }
 

@@ -16,9 +16,10 @@
 #include "exit-types.h"
 #include "harness.h"
 #include "intern.h"
-#include "source.h"
 #include "input/text-local.h"
 #include "decode/decode-local.h"
+#include "text.h"
+#include "tracedat.h"
 
 #define FIX	   "tests/fixtures/text/"
 #define MAX_EVENTS 4096

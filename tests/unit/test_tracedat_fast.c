@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "alloc.h"
+#include "cli.h"
 #include "decode.h"
 #include "exit-types.h"
 #include "feed.h"
@@ -32,14 +33,24 @@
 #include "output.h"
 #include "pair.h"
 #include "ring.h"
-#include "source.h"
 #include "stats.h"
 #include "input/tracedat-local.h"
 #include "pipeline/pipeline-local.h"
+#include "tracedat.h"
 
 #define X86  "tests/fixtures/formats/x86"
 #define PAGE 4096
 #define ID   42 /* kvm_userspace_exit in the x86 fixture formats */
+
+/* The environment as a user sets it, read the way kvm-exitstat reads it (cli_knobs_read()). */
+static void knob(const char *name, const char *value)
+{
+	if (value)
+		setenv(name, value, 1);
+	else
+		unsetenv(name);
+	cli_knobs_read();
+}
 
 static char tmpdir[] = "/tmp/kes-tdfast-XXXXXX";
 
@@ -901,9 +912,9 @@ static void test_split_as(const struct meta *mt, const char *how)
 	      "%s: --slowest 3 split: status %d, %zu kept, the first %llu ns", how, m.done,
 	      m.nslow, (unsigned long long)(m.nslow ? m.slow[0].ns : 0));
 	free(m.slow);
-	setenv("KES_SPLIT", "0", 1);
+	knob("KES_SPLIT", "0");
 	check_not_split(tmp("split.dat"), "KES_SPLIT=0", 0, true);
-	unsetenv("KES_SPLIT");
+	knob("KES_SPLIT", NULL);
 
 	/* thread 500's second exit on CPU 1: only the one order pairs it */
 	page_init(&pg[1], 1500);
@@ -942,9 +953,9 @@ static void test_split(const struct meta *mt)
 	struct feed_counts fc;
 
 	test_split_as(mt, "split");
-	setenv("KES_THREADS", "1", 1);
+	knob("KES_THREADS", "1");
 	test_split_as(mt, "split on one thread");
-	unsetenv("KES_THREADS");
+	knob("KES_THREADS", NULL);
 
 	/* the one feed with pair/ on a second thread (feed-pipe.c): the same sums */
 	for (int i = 1; i <= 4; i++) {
@@ -1138,15 +1149,15 @@ static void test_fallback(void)
 	      "zstd v7 goes to the fast path (tracedat-zstd.c), with libtracecmd's records");
 	CHECK(compare("tests/fixtures/real/exitgen-v7z.dat", true) == 766,
 	      "zstd v7 of the real recording: its 766 records (exitgen-v6.out)");
-	setenv("KES_NO_FASTPATH", "1", 1);
+	knob("KES_NO_FASTPATH", "1");
 	td = tracedat_open(good, e, sizeof(e));
 	CHECK(td && !tracedat_is_fast(td), "KES_NO_FASTPATH=1 turns it off");
 	tracedat_close(td);
-	setenv("KES_NO_FASTPATH", "0", 1);
+	knob("KES_NO_FASTPATH", "0");
 	td = tracedat_open(good, e, sizeof(e));
 	CHECK(td && tracedat_is_fast(td), "KES_NO_FASTPATH=0 leaves it on");
 	tracedat_close(td);
-	unsetenv("KES_NO_FASTPATH");
+	knob("KES_NO_FASTPATH", NULL);
 }
 
 /* A page that only the walker sees: its rules without a file. */
