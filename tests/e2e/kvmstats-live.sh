@@ -110,9 +110,10 @@ check "no debugfs: exits = kvm_exit lines of the trace ($(grep '^exits' "$TMP/cm
 check "no debugfs: io_exits = exitgen's KVM_EXIT_IO ($(grep '^io_exits' "$TMP/cmp-nd"))" awk '$1 == "io_exits" && $2 == $3 && $2 == 6002 { f = 1 } END { exit !f }' "$TMP/cmp-nd"
 check "no debugfs: per vCPU exits = its thread's kvm_exit lines ($(grep '^vcpu' "$TMP/cmp-nd" | tr '\n' ';'))" awk '$1 == "vcpu" { n++; if ($3 != $4 || $3 == 0) b = 1 } END { exit !(n == 2 && !b) }' "$TMP/cmp-nd"
 check "no debugfs: the host's debugfs mount untouched" sh -c "ls /sys/kernel/debug/kvm >/dev/null"
-# ... and a VMM that holds no statistics fd: nothing to read, and said
+# ... and a VMM that holds no statistics fd (for a second: record --stats
+# looks for VMs every 100 ms): nothing to read, and said
 unshare -m sh -c 'mount -t tmpfs none /sys/kernel && exec "$@"' sh \
-	"$KES" record --stats -q -o "$TMP/snap-nd2.json" -- "$EXITGEN" --io 100 --vcpus 1 >/dev/null 2>"$TMP/rec-nd2.err"
+	"$KES" record --stats -q -o "$TMP/snap-nd2.json" -- "$EXITGEN" --io 10 --vcpus 1 --seconds 1 --pause-us 20000 >/dev/null 2>"$TMP/rec-nd2.err"
 eq "no debugfs, no statistics fds: exit status ($(head -c 300 "$TMP/rec-nd2.err"))" "$?" 0
 check "no debugfs, no statistics fds: one line says the VM is not in the snapshot" \
 	grep -q "^kvm-exitstat: warning: 1 VM not in the snapshot: this kernel has no debugfs, and its VMM held no statistics fd" "$TMP/rec-nd2.err"
