@@ -12,7 +12,6 @@
 #include "err.h"
 #include "exit-types.h"
 #include "gsym.h"
-#include "outfile.h"
 #include "intern.h"
 #include "pipeline.h"
 #include "procmap.h"
@@ -570,17 +569,19 @@ static int print_anatomy(struct report_opts *o, struct input_result *r)
 	return fflush(stdout) == 0 ? 0 : err("writing the report: output error");
 }
 
+static int report_svg_to(FILE *f, const void *arg)
+{
+	return render_report_svg(f, arg);
+}
+
 /* --svg FILE: the whole run's view of the table the report showed, written root-safe. */
 static int write_svg(const struct report_opts *o, const struct input_result *r)
 {
 	struct render_svg s = {.unit_ns = o->unit_ns, .tl_by_reason = o->buckets != NULL};
 	const struct stats_table *t = choose(o, r, &s.source, &s.note);
 	struct stats_table *whole = stats_table_rollup(t, o->io.with_sub ? STATS_BY_SUB : 0);
-	char e[512] = "";
 	char *title = join_inputs(o);
-	struct outfile *of = outfile_open(o->svg, OUTFILE_REPLACE, e, sizeof(e));
-	FILE *f = of ? outfile_stdio(of, "w", e, sizeof(e)) : NULL;
-	int ret = 0;
+	int ret;
 
 	s.title = title;
 	s.v = stats_view_new(whole, o->unit_ns, o->unit, o->sort);
@@ -595,17 +596,7 @@ static int write_svg(const struct report_opts *o, const struct input_result *r)
 	s.tl = t == r->exits ? o->io.timeline[0] : t == r->uexits ? o->io.timeline[1] : NULL;
 	if (r->ts_ticks)
 		s.tl = NULL; /* exits per second: not with times of unknown unit */
-	if (!f) {
-		ret = err("%s", e);
-	} else {
-		int w = render_report_svg(f, &s);
-
-		if (fclose(f) != 0 || w < 0)
-			ret = err("writing '%s' failed", o->svg);
-		else if (outfile_commit(of, e, sizeof(e)) < 0)
-			ret = err("%s", e);
-	}
-	outfile_free(of);
+	ret = cli_write_file(o->svg, report_svg_to, &s);
 	stats_anatomy_view_free((struct stats_anatomy_view *)s.anatomy);
 	stats_view_free((struct stats_view *)s.v);
 	stats_table_free(whole);
