@@ -68,6 +68,11 @@ int kvmstats_scan(struct kvmstats *k);
  * VMM held no statistics fd (exitgen without --stats-fd). 0 with debugfs.
  */
 size_t kvmstats_unread(const struct kvmstats *k);
+/*
+ * VMs read without their vCPUs' statistics: no debugfs, and the VMM was gone
+ * before each of its vCPUs' statistics fds was found.
+ */
+size_t kvmstats_partial(const struct kvmstats *k);
 void kvmstats_free(struct kvmstats *k);
 
 #endif

@@ -167,6 +167,12 @@ int cli_record_stats(const struct cli_record_stats *o)
 			 "debugfs, and %s VMM held no statistics fd (KVM_GET_STATS_FD) to read\n",
 			 kvmstats_unread(k), kvmstats_unread(k) == 1 ? "" : "s",
 			 kvmstats_unread(k) == 1 ? "its" : "their");
+	if (kvmstats_partial(k))
+		err_info("kvm-exitstat: warning: %zu VM%s without %s vCPUs' statistics: this kernel has "
+			 "no debugfs, and %s VMM exited before all of them were found\n",
+			 kvmstats_partial(k), kvmstats_partial(k) == 1 ? "" : "s",
+			 kvmstats_partial(k) == 1 ? "its" : "their",
+			 kvmstats_partial(k) == 1 ? "its" : "their");
 	if (write_file(o->output, &m) == 0) {
 		if (!o->quiet)
 			summary(o->output, r);

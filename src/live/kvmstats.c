@@ -56,6 +56,7 @@ struct vmst {
 	bool born;     /* first seen after the first reading */
 	bool tried;    /* statistics fds looked for, and every vCPU had one */
 	bool seen;     /* in this reading's directory listing */
+	bool partial;  /* no debugfs: read without its vCPUs' statistics (counted in k->partial) */
 	int pin_fd;    /* pin mode: a debugfs file held open (a reference on the VM) */
 	unsigned looks; /* at its statistics fds */
 	struct sfd *sfds;
@@ -71,7 +72,8 @@ struct kvmstats {
 	struct vmst *vms;
 	size_t nvms;
 	bool first_done;
-	size_t unread; /* no_debugfs: VMs let go whose VMM never held a statistics fd */
+	size_t unread;	/* no_debugfs: VMs let go whose VMM never held a statistics fd */
+	size_t partial; /* no_debugfs: VMs read without their vCPUs' statistics */
 	/*
 	 * This kernel has no debugfs (riscv64's lab kernel: no CONFIG_DEBUG_FS),
 	 * or refuses it: VMs are the kvm-vm fds of /proc, read through the
@@ -299,7 +301,8 @@ static void take_fd(struct vmst *m, int pidfd, int fd, int32_t vcpu, const struc
  * to take. A process with several VMs cannot say which VM a statistics fd is
  * of: those keep to debugfs.
  */
-static void find_stats_fds(struct vmst *m, const struct kstat_schema *s, size_t vms_of_pid)
+static void find_stats_fds(struct vmst *m, const struct kstat_schema *s, size_t vms_of_pid,
+			   bool only_source)
 {
 	char dir[64], path[384], t[128];
 	struct dirent *de;
@@ -339,10 +342,12 @@ static void find_stats_fds(struct vmst *m, const struct kstat_schema *s, size_t 
 	 * vCPU 1's: a snapshot then had vCPU 0 alone, its VM's sums half the
 	 * run's, seen under ASan in the lab). An fd taken once is not taken
 	 * again (take_fd()); a VMM that holds none after ten looks (a second of
-	 * pin-mode scans, ten readings) is not asked again.
+	 * pin-mode scans, ten readings) is not asked again, unless they are the
+	 * only source (no debugfs): riscv64's exitgen under TCG made its
+	 * statistics fds more than a second after its VM.
 	 */
 	m->looks++;
-	m->tried = !d || (!m->nsfds && m->looks >= 10);
+	m->tried = !d || (!m->nsfds && m->looks >= 10 && !only_source);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -605,6 +610,16 @@ static int read_vm(struct kvmstats *k, struct vmst *m, struct kstat_vm *vm)
 	ret = k->no_debugfs ? (errno = ENOENT, -1) : read_debugfs(s, m->id, vm, skip);
 	vm->source = xstrdup(!m->nsfds ? "debugfs" : ret < 0 ? "stats-fd" : "debugfs+stats-fd");
 	free(skip);
+	/*
+	 * Without debugfs, a VMM gone before all its vCPUs' fds were found
+	 * (riscv64's exitgen under TCG lived 0.1 s, one look): the VM's own
+	 * statistics, its vCPUs' left out (not had), and counted as partial.
+	 */
+	if (k->no_debugfs) {
+		k->partial += vm_sfd && !vcpus_all && !m->partial;
+		m->partial |= vm_sfd && !vcpus_all;
+		return vm_sfd ? 0 : -1;
+	}
 	/* debugfs refused (lockdown) but the fds gave everything: fine */
 	return ret < 0 && !(vm_sfd && vcpus_all) ? -1 : 0;
 }
@@ -669,7 +684,7 @@ int kvmstats_read(struct kvmstats *k, struct kstat_reading *r, char *errbuf, siz
 		if (!m->seen && !pinned(k, m))
 			continue;
 		if (!m->tried)
-			find_stats_fds(m, &k->schema, vms_of(k, m->pid));
+			find_stats_fds(m, &k->schema, vms_of(k, m->pid), k->no_debugfs);
 		kstat_vm_init(&vm, &k->schema, m->pid, m->id, m->name);
 		vm.born = m->born;
 		if (read_vm(k, m, &vm) < 0) {
@@ -744,7 +759,8 @@ int kvmstats_scan(struct kvmstats *k)
 	/* while the VMM lives: its statistics fds are gone with it */
 	for (size_t i = 0; i < k->nvms; i++)
 		if (k->vms[i].seen && !k->vms[i].tried)
-			find_stats_fds(&k->vms[i], &k->schema, vms_of(k, k->vms[i].pid));
+			find_stats_fds(&k->vms[i], &k->schema, vms_of(k, k->vms[i].pid),
+				       k->no_debugfs);
 	return 0;
 }
 
@@ -755,6 +771,11 @@ size_t kvmstats_unread(const struct kvmstats *k)
 	for (size_t i = 0; i < k->nvms; i++)
 		n += k->no_debugfs && !k->vms[i].nsfds;
 	return n;
+}
+
+size_t kvmstats_partial(const struct kvmstats *k)
+{
+	return k->partial;
 }
 
 const struct kstat_schema *kvmstats_schema(const struct kvmstats *k)

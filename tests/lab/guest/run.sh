@@ -307,13 +307,16 @@ fi
 # KVM's own statistics around a recording of the first workload's run
 # (record --stats around record): check.sh compares the counters with the
 # trace's kvm_exit lines. exitgen holds its statistics fds, as QEMU does:
-# the kernels without debugfs (riscv64, ppc64-pr) are read through them.
+# the kernels without debugfs (riscv64, ppc64-pr) are read through them,
+# found by record --stats's looks every 0.1 s: the VM and its vCPUs wait
+# half a second before they run (riscv64's whole run took 0.1 s, and its
+# one look came between two vCPUs' statistics fds).
 read -r kname kargs <<EOF
 $(echo "$WORKLOADS" | awk 'NF { print; exit }')
 EOF
 # shellcheck disable=SC2086
 g kvm-exitstat record --stats -q -o kstat.json -- kvm-exitstat record -q -o /tmp/kstat.dat -- \
-	exitgen --stats-fd $kargs >kstat.exitgen 2>kstat.err
+	exitgen --stats-fd --start-delay 500 $kargs >kstat.exitgen 2>kstat.err
 echo $? >kstat.rc
 cp /tmp/kstat.dat kstat.dat 2>/dev/null
 rm -f /tmp/kstat.dat
