@@ -152,7 +152,7 @@ tracecmd() {
 # KVM's own statistics (record --stats) around a recording of the same run:
 # their increase against trace-cmd's text of the trace: exits = the exit
 # event's lines, and where the kernel has them, halt_exits (x86) = hlt exits,
-# wfi_exit_stat (arm64) = WFx traps, hvc_exit_stat = HVC64 traps.
+# wfi_exit_stat (arm64, riscv64) = WFx traps or wfi's faults, hvc_exit_stat = HVC64 traps.
 kstat() {
 	[ -f "$S/kstat.rc" ] || return 0
 	eq "record --stats around record: exit status ($(head -c 200 "$S/kstat.err"))" "$(cat "$S/kstat.rc")" 0
@@ -169,7 +169,9 @@ text = [l for l in open(sys.argv[2], errors="replace") if sys.argv[3] in l]
 # which counts exits no kvm_exit line stands for): then it is the trace's
 if "exits" in v:
     print("exits", v["exits"], len(text))
-pairs = (("halt_exits", r"reason (EXIT_)?(HLT|hlt) "), ("wfi_exit_stat", r"\(WFx\)"),
+# wfi_exit_stat: arm64's WFx traps, riscv64's virtual-instruction faults
+# (scause 22: exitgen's guest makes them with wfi alone, isa/riscv64.expect)
+pairs = (("halt_exits", r"reason (EXIT_)?(HLT|hlt) "), ("wfi_exit_stat", r"\(WFx\)|SCAUSE:0x16,"),
          ("hvc_exit_stat", r"\(HVC64\)"))
 for name, rx in pairs:
     if name in v:
