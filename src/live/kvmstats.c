@@ -27,6 +27,7 @@
 #include "err.h"
 #include "kvmstats.h"
 #include "live.h"
+#include "live-local.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -301,41 +302,40 @@ static void take_fd(struct vmst *m, int pidfd, int fd, int32_t vcpu, const struc
  * to take. A process with several VMs cannot say which VM a statistics fd is
  * of: those keep to debugfs.
  */
+struct look {
+	struct vmst *m;
+	const struct kstat_schema *s;
+	int pidfd;
+};
+
+/* One fd of the VMM: a vCPU fd is counted, a statistics fd taken. */
+static void look_at(void *arg, int fd, const char *t)
+{
+	struct look *l = arg;
+	bool vcpu_fd;
+	int32_t target = stats_target(t, &vcpu_fd);
+
+	l->m->nvcpu_fds += vcpu_fd;
+	if (target >= -1)
+		take_fd(l->m, l->pidfd, fd, target, l->s);
+}
+
 static void find_stats_fds(struct vmst *m, const struct kstat_schema *s, size_t vms_of_pid,
 			   bool only_source)
 {
-	char dir[64], path[384], t[128];
-	struct dirent *de;
-	int pidfd;
-	DIR *d;
+	struct look l = {m, s, -1};
+	int listed = -1;
 
 	if (vms_of_pid != 1 || !s->described) {
 		m->tried = true;
 		return;
 	}
 	m->nvcpu_fds = 0;
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)m->pid);
-	pidfd = (int)syscall(SYS_pidfd_open, m->pid, 0);
-	d = pidfd >= 0 ? opendir(dir) : NULL;
-	while (d && (de = readdir(d))) {
-		ssize_t n;
-		bool vcpu_fd;
-		int32_t target;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		n = readlink(path, t, sizeof(t) - 1);
-		if (n <= 0)
-			continue;
-		t[n] = '\0';
-		target = stats_target(t, &vcpu_fd);
-		m->nvcpu_fds += vcpu_fd;
-		if (target >= -1)
-			take_fd(m, pidfd, atoi(de->d_name), target, s);
+	l.pidfd = (int)syscall(SYS_pidfd_open, m->pid, 0);
+	if (l.pidfd >= 0) {
+		listed = live_each_fd(m->pid, look_at, &l);
+		close(l.pidfd);
 	}
-	if (d)
-		closedir(d);
-	if (pidfd >= 0)
-		close(pidfd);
 	/*
 	 * Looked for while the VMM lives: "each vCPU fd has its statistics fd"
 	 * held between two vCPUs' creation too (a look after vCPU 0's and before
@@ -347,7 +347,7 @@ static void find_stats_fds(struct vmst *m, const struct kstat_schema *s, size_t 
 	 * statistics fds more than a second after its VM.
 	 */
 	m->looks++;
-	m->tried = !d || (!m->nsfds && m->looks >= 10 && !only_source);
+	m->tried = listed < 0 || (!m->nsfds && m->looks >= 10 && !only_source);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -488,30 +488,21 @@ static void pin(struct kvmstats *k, struct vmst *m)
 	m->pin_fd = open(path, O_RDONLY | O_CLOEXEC);
 }
 
-/* A VM's fds, "<pid>-<fd>" as debugfs names it, of one process that holds kvm-vm fds. */
-static void list_proc_vms(struct kvmstats *k, int32_t pid)
+struct proc_vms {
+	struct kvmstats *k;
+	int32_t pid;
+};
+
+/* A VM fd of a process, named "<pid>-<fd>" as debugfs names its directory. */
+static void proc_vm(void *arg, int fd, const char *target)
 {
-	char dir[64], path[384], t[64], id[300];
-	struct dirent *de;
-	DIR *d;
+	struct proc_vms *p = arg;
+	char id[32];
 
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		n = readlink(path, t, sizeof(t) - 1);
-		if (n <= 0)
-			continue;
-		t[n] = '\0';
-		if (strcmp(t, "anon_inode:kvm-vm"))
-			continue;
-		snprintf(id, sizeof(id), "%d-%s", (int)pid, de->d_name);
-		vm_track(k, id, pid)->seen = true;
-	}
-	if (d)
-		closedir(d);
+	if (strcmp(target, "anon_inode:kvm-vm"))
+		return;
+	snprintf(id, sizeof(id), "%d-%d", (int)p->pid, fd);
+	vm_track(p->k, id, p->pid)->seen = true;
 }
 
 /* Without debugfs: the VMs the processes hold now. */
@@ -527,7 +518,7 @@ static int list_vms_proc(struct kvmstats *k)
 		char c;
 
 		if (sscanf(de->d_name, "%d%c", &pid, &c) == 1 && pid > 0 && wanted(k, pid))
-			list_proc_vms(k, pid);
+			live_each_fd(pid, proc_vm, &(struct proc_vms){k, pid});
 	}
 	closedir(d);
 	return 0;

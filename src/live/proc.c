@@ -13,6 +13,31 @@
 #include <fcntl.h>
 #include "alloc.h"
 #include "live.h"
+#include "live-local.h"
+
+int live_each_fd(int32_t pid, void (*fn)(void *arg, int fd, const char *target), void *arg)
+{
+	char dir[64], path[64 + 256], t[128];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = readlink(path, t, sizeof(t) - 1);
+		if (n <= 0)
+			continue;
+		t[n] = '\0';
+		fn(arg, atoi(de->d_name), t);
+	}
+	closedir(d);
+	return 0;
+}
 
 /* A thread's state letter from /proc/PID/task/TID/stat: after the last ')'. */
 static char task_state(int32_t pid, const char *tid)

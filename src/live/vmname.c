@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "alloc.h"
 #include "live.h"
+#include "live-local.h"
 
 /* Up to len-1 bytes of a /proc file, NUL-terminated; its length, or -1. */
 static ssize_t read_small(const char *path, char *buf, size_t len)
@@ -155,31 +156,28 @@ int32_t live_vcpu_of_thread(int32_t tid)
 	return sscanf(link, "anon_inode:kvm-vcpu:%u", &id) == 1 && id <= INT32_MAX ? (int32_t)id : -1;
 }
 
-size_t live_vcpu_ids(int32_t pid, int32_t **ids)
+struct vcpu_ids {
+	int32_t *ids;
+	size_t n;
+};
+
+static void vcpu_id_of(void *arg, int fd, const char *target)
 {
-	char path[64], fd[64 + 256], link[64];
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d;
+	struct vcpu_ids *v = arg;
 	unsigned id;
 
-	*ids = NULL;
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	while (d && (de = readdir(d))) {
-		ssize_t len;
-
-		snprintf(fd, sizeof(fd), "%s/%s", path, de->d_name);
-		len = readlink(fd, link, sizeof(link) - 1);
-		if (len <= 0)
-			continue;
-		link[len] = 0;
-		if (sscanf(link, "anon_inode:kvm-vcpu:%u", &id) == 1 && id <= INT32_MAX) {
-			*ids = xrealloc(*ids, (n + 1) * sizeof(**ids));
-			(*ids)[n++] = (int32_t)id;
-		}
+	(void)fd;
+	if (sscanf(target, "anon_inode:kvm-vcpu:%u", &id) == 1 && id <= INT32_MAX) {
+		v->ids = xrealloc(v->ids, (v->n + 1) * sizeof(*v->ids));
+		v->ids[v->n++] = (int32_t)id;
 	}
-	if (d)
-		closedir(d);
-	return n;
+}
+
+size_t live_vcpu_ids(int32_t pid, int32_t **ids)
+{
+	struct vcpu_ids v = {0};
+
+	live_each_fd(pid, vcpu_id_of, &v);
+	*ids = v.ids;
+	return v.n;
 }

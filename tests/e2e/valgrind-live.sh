@@ -1,52 +1,13 @@
 #!/bin/sh
 # valgrind's memcheck on a live KVM: one record run, reports of it through
 # both trace.dat readers, and serve (its HTTP threads, a scrape, SIGTERM);
-# valgrind.sh has the inputs that need no KVM. Any memcheck error or definite leak fails (status
-# 99). Slow (valgrind is ~30x), so it runs only with VALGRIND=1 (CI sets it
-# once); otherwise it runs nothing and says "0 passed, 0 failed" (a SKIP line
-# would count as a failure under CI=true). An ASan build cannot run under
-# valgrind: nothing runs then either.
+# valgrind.sh has the inputs that need no KVM. When it runs, and what fails:
+# tests/tools/valgrind-helpers.sh.
 . tests/e2e/lib.sh
 need_kvm
+. tests/tools/valgrind-helpers.sh
 FIX=tests/fixtures
-
-if [ "${VALGRIND:-0}" != 1 ]; then
-	echo "$(basename "$0"): set VALGRIND=1 to run"
-	summary
-	exit
-fi
-if grep -q __asan_init "$KES" 2>/dev/null; then
-	echo "$(basename "$0"): $KES is an ASan build, which valgrind cannot run"
-	summary
-	exit
-fi
-command -v valgrind >/dev/null || { bad "VALGRIND=1 but valgrind is not installed (make deps)"; summary; exit; }
-# libtracecmd in report's probe child runs ~30x slower under memcheck than its 5 s allow
-export KES_PROBE_SECONDS=300
-# The probe child (src/input/tracedat-probe.c) is checked too: valgrind follows forks.
-VG="valgrind -q --num-callers=40 --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-	--show-leak-kinds=definite --suppressions=tests/e2e/valgrind.supp"
-
-# vg_said FILE: valgrind reported something, its notes on an ioctl it has no
-# wrapper for (KVM_GET_STATS_FD, 0xaece: serve reads KVM's statistics) apart
-vg_said() {
-	grep '^==[0-9]*==' "$1" | grep -v -e 'unhandled ioctl' -e 'could cause spurious' \
-		-e 'README_MISSING_SYSCALL_OR_IOCTL' | grep -q .
-}
-# vg DESC WANT CMD...: the command under memcheck must exit WANT (0, or 1 for a
-# refused input) with no memcheck report.
-vg() {
-	d=$1 want=$2
-	shift 2
-	$VG "$@" >"$TMP/out" 2>"$TMP/err"
-	rc=$?
-	if [ "$rc" -eq "$want" ] && ! vg_said "$TMP/err"; then
-		ok
-	else
-		bad "$d: status $rc, want $want"
-		head -n 40 "$TMP/err"
-	fi
-}
+vg_ready || exit "$VG_STATUS"
 
 vg "record" 0 "$KES" record -q -o "$TMP/rec.dat" -- "$EXITGEN" --io 100 --mmio 50 --quiet
 check "record: a trace.dat" test -s "$TMP/rec.dat"

@@ -1,45 +1,12 @@
 #!/bin/sh
 # The end-to-end paths under valgrind's memcheck: report on recordings (both
 # trace.dat readers), on the ftrace text fixture and a PPC report, a diff,
-# merged JSON; valgrind-live.sh: one record run, its reports, and serve. Any memcheck error or definite leak fails (status
-# 99). Slow (valgrind is ~30x), so it runs only with VALGRIND=1 (CI sets it
-# once); otherwise it runs nothing and says "0 passed, 0 failed" (a SKIP line
-# would count as a failure under CI=true). An ASan build cannot run under
-# valgrind: nothing runs then either.
+# merged JSON; valgrind-live.sh: one record run, its reports, and serve.
+# When it runs, and what fails: tests/tools/valgrind-helpers.sh.
 . tests/e2e/lib.sh
+. tests/tools/valgrind-helpers.sh
 FIX=tests/fixtures
-
-if [ "${VALGRIND:-0}" != 1 ]; then
-	echo "$(basename "$0"): set VALGRIND=1 to run"
-	summary
-	exit
-fi
-if grep -q __asan_init "$KES" 2>/dev/null; then
-	echo "$(basename "$0"): $KES is an ASan build, which valgrind cannot run"
-	summary
-	exit
-fi
-command -v valgrind >/dev/null || { bad "VALGRIND=1 but valgrind is not installed (make deps)"; summary; exit; }
-# libtracecmd in report's probe child runs ~30x slower under memcheck than its 5 s allow
-export KES_PROBE_SECONDS=300
-# The probe child (src/input/tracedat-probe.c) is checked too: valgrind follows forks.
-VG="valgrind -q --num-callers=40 --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-	--show-leak-kinds=definite --suppressions=tests/e2e/valgrind.supp"
-
-# vg DESC WANT CMD...: the command under memcheck must exit WANT (0, or 1 for a
-# refused input) with no memcheck report.
-vg() {
-	d=$1 want=$2
-	shift 2
-	$VG "$@" >"$TMP/out" 2>"$TMP/err"
-	rc=$?
-	if [ "$rc" -eq "$want" ] && ! grep -q '^==[0-9]*==' "$TMP/err"; then
-		ok
-	else
-		bad "$d: status $rc, want $want"
-		head -n 40 "$TMP/err"
-	fi
-}
+vg_ready || exit "$VG_STATUS"
 
 vg "report: ftrace text" 0 "$KES" report -i "$FIX/text/trace.txt"
 check "report: ftrace text: a report" grep -q '^KVM_EXIT_IO ' "$TMP/out"
