@@ -55,20 +55,9 @@ static const char *row_label(const struct stats_anatomy_row *r, char *buf, size_
 
 /* ---- ppc ---- */
 
-static void ppc_word(FILE *f, const char *s)
-{
-	char word[512], buf[2048];
-	size_t n = 0;
-
-	for (; *s && n + 1 < sizeof(word); s++)
-		word[n++] = *s == ' ' || *s == '\t' ? '_' : *s;
-	word[n] = '\0';
-	fputs(term_safe(word, buf, sizeof(buf)), f);
-}
-
 static void ppc_row(FILE *f, const struct stats_anatomy_row *r, const char *name)
 {
-	ppc_word(f, name);
+	render_ppc_word(f, name);
 	fprintf(f, " split %llu unsplit %llu mean %.4f", (unsigned long long)r->split,
 		(unsigned long long)r->unsplit, r->mean);
 	for (int p = 0; p < STATS_NPARTS; p++)

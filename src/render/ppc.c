@@ -46,12 +46,7 @@ static void header(FILE *f, const struct render_meta *m, const char *unit)
 	}
 }
 
-/*
- * A PPC row's name is one word (readers split on blanks): "Program
- * interruption" -> "Program_interruption"; bytes a terminal would act on
- * are shown escaped.
- */
-static void name(FILE *f, const char *s)
+void render_ppc_word(FILE *f, const char *s)
 {
 	char word[512], buf[2048];
 	size_t n = 0;
@@ -66,7 +61,7 @@ static void row(FILE *f, const struct stats_row *r)
 {
 	char buf[256];
 
-	name(f, render_row_name(r, buf, sizeof(buf)));
+	render_ppc_word(f, render_row_name(r, buf, sizeof(buf)));
 	fprintf(f, " count %llu min %.0f max %.0f sum %.0f avg %.4f", (unsigned long long)r->timed,
 		r->min, r->max, r->sum, r->avg);
 	/* A summary-only input may not know the spread: say so, never print 0. */

@@ -24,6 +24,12 @@ const char *render_row_name(const struct stats_row *r, char *buf, size_t len);
 const char *render_row_sub(const struct stats_row *r, char *buf, size_t len);
 /* Its kind's word ("port", "gpa", "msr", "hcall"), or NULL. */
 const char *render_row_sub_kind(const struct stats_row *r);
+/*
+ * A PPC row's name as one word (readers split on blanks): "Program
+ * interruption" -> "Program_interruption"; bytes a terminal would act on
+ * are shown escaped (ppc.c).
+ */
+void render_ppc_word(FILE *f, const char *s);
 
 
 /* A duration for people: "4.63 s" under a minute, else render_runtime()'s "1:57". */
