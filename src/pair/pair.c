@@ -34,6 +34,7 @@
 #include "intern.h"
 #include "pair.h"
 #include "pair-local.h"
+#include "tidhash.h"
 
 /*
  * The steps of one event, inline in pair_event(): as calls they cost a
@@ -211,33 +212,18 @@ void pair_free(struct pair *p)
 	free(p);
 }
 
-static struct thread *slot(struct thread *t, size_t n, int32_t tid)
-{
-	size_t i = ((uint32_t)tid * 2654435761u) & (n - 1);
-
-	while (t[i].tid && t[i].tid != tid)
-		i = (i + 1) & (n - 1);
-	return &t[i];
-}
+TIDHASH_DEFINE(threads, struct thread)
 
 /* thread_of() past its one-entry cache: the hash, and a new slot when it is a new thread. */
 static __attribute__((noinline)) struct thread *thread_find(struct pair *p, int32_t tid)
 {
-	struct thread *t = slot(p->threads, p->nslots, tid);
+	struct thread *t = threads_slot(p->threads, p->nslots, tid);
 
 	if (t->tid)
 		return p->last = t;
-	if (2 * (p->used + 1) > p->nslots) {
-		struct thread *old = p->threads;
-		size_t n = p->nslots;
-		p->nslots *= 2;
-		p->threads = xcalloc(p->nslots, sizeof(*p->threads));
-		for (size_t i = 0; i < n; i++)
-			if (old[i].tid)
-				*slot(p->threads, p->nslots, old[i].tid) = old[i];
-		free(old);
+	if (threads_grow(&p->threads, &p->nslots, p->used)) {
 		memset(p->on_cpu, 0, sizeof(p->on_cpu)); /* they pointed into old */
-		t = slot(p->threads, p->nslots, tid);
+		t = threads_slot(p->threads, p->nslots, tid);
 	}
 	*t = (struct thread){.tid = tid};
 	t->x.vcpu = t->u.vcpu = -1;
@@ -680,7 +666,7 @@ static struct anat *anat_of(struct pair *p, int32_t tid)
 
 	if (tid <= 0)
 		return NULL;
-	t = slot(p->threads, p->nslots, tid);
+	t = threads_slot(p->threads, p->nslots, tid);
 	return t->tid ? t->an : NULL;
 }
 
@@ -860,7 +846,7 @@ void pair_end_thread(struct pair *p, int32_t tid)
 
 	if (tid <= 0)
 		return;
-	t = slot(p->threads, p->nslots, tid);
+	t = threads_slot(p->threads, p->nslots, tid);
 	if (t->tid)
 		close_thread(p, t);
 }

@@ -17,6 +17,7 @@
 #include "alloc.h"
 #include "event.h"
 #include "stats.h"
+#include "tidhash.h"
 
 #define BIT(k) (1u << (k))
 
@@ -55,33 +56,16 @@ void stats_nested_free(struct stats_nested *n)
 	free(n);
 }
 
-static struct nthread *tslot(struct nthread *v, size_t cap, int32_t tid)
-{
-	size_t i = ((uint32_t)tid * 2654435761u) & (cap - 1);
-
-	while (v[i].tid && v[i].tid != tid)
-		i = (i + 1) & (cap - 1);
-	return &v[i];
-}
+TIDHASH_DEFINE(nthreads, struct nthread)
 
 static struct nthread *thread_of(struct stats_nested *n, int32_t tid)
 {
-	struct nthread *t = tslot(n->th, n->capth, tid);
+	struct nthread *t = nthreads_slot(n->th, n->capth, tid);
 
 	if (t->tid)
 		return t;
-	if (2 * (n->nth + 1) > n->capth) {
-		struct nthread *old = n->th;
-		size_t cap = n->capth;
-
-		n->capth *= 2;
-		n->th = xcalloc(n->capth, sizeof(*n->th));
-		for (size_t i = 0; i < cap; i++)
-			if (old[i].tid)
-				*tslot(n->th, n->capth, old[i].tid) = old[i];
-		free(old);
-		t = tslot(n->th, n->capth, tid);
-	}
+	if (nthreads_grow(&n->th, &n->capth, n->nth))
+		t = nthreads_slot(n->th, n->capth, tid);
 	*t = (struct nthread){.tid = tid};
 	n->nth++;
 	return t;

@@ -18,7 +18,7 @@ O=${O:-build}
 # ---- layers: 0 util and the event types ... 7 the command line ----
 layer_of_header() {
 	case $1 in
-	alloc.h | intern.h | err.h | file.h | outfile.h | chase.h | term.h | event.h | heap.h | sorted.h | num.h | knobs.h) echo 0 ;;
+	alloc.h | intern.h | err.h | file.h | outfile.h | chase.h | term.h | event.h | heap.h | sorted.h | tidhash.h | num.h | knobs.h) echo 0 ;;
 	exit-types.h | exit-table.h | bucket-map.h | stats.h | diff.h | ring.h | kstat.h) echo 1 ;;
 	input.h | tracedat.h | text.h | ppctext.h | peertext.h | reportjson.h | live.h | output.h | procmap.h | gsym.h | kvmstats.h | kstatjson.h | khist.h | flight.h) echo 2 ;;
 	decode.h) echo 3 ;;
@@ -75,7 +75,7 @@ prefix_of() {
 	case $1 in
 	alloc.h) echo x ;; intern.h) echo intern ;; err.h) echo err ;; file.h) echo file_ ;;
 	outfile.h) echo outfile_ ;; chase.h) echo chase_ ;; term.h) echo term_ ;; reportjson.h) echo reportjson_ ;; prom.h) echo prom_ ;;
-	serve.h) echo serve_ ;; heap.h) echo heap_ ;; sorted.h) echo sorted_ ;; num.h) echo num_ ;; knobs.h) echo knobs_ ;;
+	serve.h) echo serve_ ;; heap.h) echo heap_ ;; sorted.h) echo sorted_ ;; tidhash.h) echo tidhash_ ;; num.h) echo num_ ;; knobs.h) echo knobs_ ;;
 	exit-types.h) echo exit_types_ ;; exit-table.h) echo exit_table_ ;;
 	bucket-map.h) echo bucket_map_ ;; stats.h) echo stats_ ;; diff.h) echo diff_ ;;
 	ring.h) echo ring_ ;; live.h) echo live_ ;; kstat.h) echo kstat_ ;; kvmstats.h) echo kvmstats_ ;; kstatjson.h) echo kstatjson_ ;; khist.h) echo khist_ ;; flight.h) echo flight_ ;; output.h) echo dat_writer_ ;; procmap.h) echo procmap_ ;; gsym.h) echo gsym_ ;;
