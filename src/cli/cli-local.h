@@ -45,12 +45,37 @@ struct cli_opt {
 	/* This entry is another name of the option whose lng this is: --help shows them together.
 	 */
 	const char *alias_of;
+	/*
+	 * Bound (CLI_BOOL, CLI_STRING): the option sets the field at off of the
+	 * command's options struct itself, and parse() never sees it (git's
+	 * OPT_BOOL, OPT_STRING). CLI_BIND_NONE: parse() gets id.
+	 */
+	unsigned char bind;
+	size_t off;
 };
+
+enum { CLI_BIND_NONE, CLI_BIND_BOOL, CLI_BIND_STRING };
 
 /* A table entry: long name, short letter (0: none), argument name (NULL: none), id, help. */
 #define CLI_OPT(lng_, shrt_, arg_, id_, help_, ...)                                                \
 	{                                                                                          \
 		.lng = lng_, .shrt = shrt_, .arg = arg_, .id = id_, .help = help_, __VA_ARGS__     \
+	}
+/*
+ * An option that sets the bool field of the options struct type_ (given:
+ * true), or its const char * field to the argument. A field of another type
+ * does not compile (_Generic has no match).
+ */
+#define CLI_BOOL(lng_, shrt_, type_, field_, help_, ...)                                           \
+	{                                                                                          \
+		.lng = lng_, .shrt = shrt_, .help = help_, .bind = CLI_BIND_BOOL,                  \
+		.off = _Generic(((type_ *)0)->field_, bool: offsetof(type_, field_)), __VA_ARGS__  \
+	}
+#define CLI_STRING(lng_, shrt_, arg_, type_, field_, help_, ...)                                   \
+	{                                                                                          \
+		.lng = lng_, .shrt = shrt_, .arg = arg_, .help = help_, .bind = CLI_BIND_STRING,   \
+		.off = _Generic(((type_ *)0)->field_, const char *: offsetof(type_, field_)),      \
+		__VA_ARGS__                                                                        \
 	}
 
 /* What a command needs, checked once before it runs (git's RUN_SETUP idea). */

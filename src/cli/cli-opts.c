@@ -144,6 +144,17 @@ static const char *bad_name(char **argv, char *buf, size_t len)
 	return buf;
 }
 
+/* A bound option (CLI_BOOL, CLI_STRING) sets its field. */
+static void set_bound(void *opts, const struct cli_opt *o, const char *arg)
+{
+	char *field = (char *)opts + o->off;
+
+	if (o->bind == CLI_BIND_BOOL)
+		*(bool *)field = true;
+	else
+		*(const char **)field = arg;
+}
+
 int cli_opts_parse(const struct cli_cmd *c, void *opts, int argc, char **argv, int *first)
 {
 	struct table t;
@@ -169,6 +180,8 @@ int cli_opts_parse(const struct cli_cmd *c, void *opts, int argc, char **argv, i
 			exit(0);
 		} else if (o->values && (value = value_of(o, optarg)) < 0)
 			ret = -1;
+		else if (o->bind)
+			set_bound(opts, o, optarg);
 		else
 			ret = c->parse(opts, o->id, optarg, value) < 0 ? -1 : 0;
 	}

@@ -46,23 +46,19 @@ static const char *const units[] = {"us", "ns", NULL};
 
 enum {
 	O_FORMAT = 1,
-	O_SVG,
-	O_PER_VCPU,
 	O_UNIT,
 	O_TYPES,
 	O_WIDTH,
 	O_TS_UNIT,
 	O_SOURCE,
-	O_ANATOMY,
-	O_BY_GUEST,
-	O_GUEST_SYMS
 };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("format", 'f', "FMT", O_FORMAT, "table (default), csv, json, ppc",
 	    .flags = CLI_OPT_JSON, .values = formats, .noun = "format"),
-    CLI_OPT("svg", 0, "FILE", O_SVG, "also write a bar chart, A vs B, as SVG:\nhandling time, exits and time share per exit type"),
-    CLI_OPT("per-vcpu", 0, NULL, O_PER_VCPU,
+    CLI_STRING("svg", 0, "FILE", struct diff_opts, svg,
+	    "also write a bar chart, A vs B, as SVG:\nhandling time, exits and time share per exit type"),
+    CLI_BOOL("per-vcpu", 0, struct diff_opts, per_vcpu,
 	    "one row per exit type and vCPU (both runs need per-thread data)"),
     CLI_OPT("unit", 'u', "UNIT", O_UNIT, "us (default) or ns", .values = units, .noun = "unit"),
     CLI_OPT("exit-types", 0, "FILE", O_TYPES,
@@ -75,15 +71,15 @@ static const struct cli_opt opts[] = {
     CLI_OPT("source", 0, "SRC", O_SOURCE,
 	    "auto (default), exits (kvm_exit/kvm_entry), userspace (KVM_EXIT_*)", .values = cli_sources,
 	    .noun = "source"),
-    CLI_OPT("anatomy", 0, NULL, O_ANATOMY,
+    CLI_BOOL("anatomy", 0, struct diff_opts, anatomy,
 	    "each reason's handling time split into its causes, A against\n"
 	    "B: each part's mean and share, Welch's t-test of its mean\n"
 	    "(needs sched events in both: record --anatomy)"),
-    CLI_OPT("by-guest", 0, NULL, O_BY_GUEST,
+    CLI_BOOL("by-guest", 0, struct diff_opts, by_guest,
 	    "compare by guest code: each reason's exits per guest function\n"
 	    "(reason@function, --guest-kallsyms; else reason@pc), so the\n"
 	    "functions that gained or lost exits stand out, with significance"),
-    CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
+    CLI_STRING("guest-kallsyms", 0, "FILE", struct diff_opts, guest_syms,
 	    cli_guest_syms_help),
     {.lng = NULL},
 };
@@ -108,23 +104,8 @@ static int parse(void *arg, int id, const char *val, int value)
 		o->ro.unit = units[value];
 		o->ro.unit_ns = value == 0 ? 1000 : 1;
 		return 0;
-	case O_SVG:
-		o->svg = val;
-		return 0;
 	case O_SOURCE:
 		o->source = cli_sources[value];
-		return 0;
-	case O_ANATOMY:
-		o->anatomy = true;
-		return 0;
-	case O_PER_VCPU:
-		o->per_vcpu = true;
-		return 0;
-	case O_BY_GUEST:
-		o->by_guest = true;
-		return 0;
-	case O_GUEST_SYMS:
-		o->guest_syms = val;
 		return 0;
 	case O_TYPES:
 		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), val);

@@ -75,43 +75,38 @@ struct record_state {
 enum {
 	O_OUTPUT = 1,
 	O_PID,
-	O_ALL,
 	O_DURATION,
-	O_DETACH,
 	O_EVENT,
 	O_BUFFER,
 	O_TYPES,
-	O_QUIET,
-	O_ANATOMY,
-	O_STATS,
 	O_FLIGHT,
 	O_FLIGHT_AFTER,
 	O_FLIGHT_KEEP,
 	O_SLOWER,
 	O_RATE,
-	O_IN_KERNEL,
 };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("output", 'o', "FILE", O_OUTPUT, "trace.dat to write (default kvm-exitstat.dat)"),
     CLI_OPT("pid", 'p', "PID[,PID]", O_PID, "attach to running processes (all their threads)"),
-    CLI_OPT("all", 'a', NULL, O_ALL, "every process on the host (no pid filter)"),
+    CLI_BOOL("all", 'a', struct record_opts, all, "every process on the host (no pid filter)"),
     CLI_OPT("duration", 'd', "SECS", O_DURATION,
 	    "stop after SECS s (a command still running: SIGTERM)"),
-    CLI_OPT("detach", 0, NULL, O_DETACH, "with -d: leave the command running, untraced"),
+    CLI_BOOL("detach", 0, struct record_opts, detach,
+	    "with -d: leave the command running, untraced"),
     CLI_OPT("event", 'e', "EVENT", O_EVENT,
 	    "also record EVENT: SYSTEM:EVENT (sched:sched_switch) or\n"
 	    "SYSTEM:*; '!EVENT' leaves a default one out; repeatable"),
     CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
     CLI_OPT("exit-types", 0, "FILE", O_TYPES, "extra exit_types data file (more events to enable)"),
-    CLI_OPT("quiet", 'q', NULL, O_QUIET, "no summary line"),
-    CLI_OPT("anatomy", 0, NULL, O_ANATOMY,
+    CLI_BOOL("quiet", 'q', struct record_opts, quiet, "no summary line"),
+    CLI_BOOL("anatomy", 0, struct record_opts, anatomy,
 	    "also record what report --anatomy splits an exit by: the\n"
 	    "traced threads' sched_switch, sched_wakeup(_new),\n"
 	    "sched_migrate_task, the interrupt handlers that interrupt\n"
 	    "them, kvm_halt_poll_ns (the kernel's pid filter keeps only\n"
 	    "those of the traced processes)"),
-    CLI_OPT("stats", 0, NULL, O_STATS,
+    CLI_BOOL("stats", 0, struct record_opts, stats,
 	    "no trace: KVM's own statistics of the VMs, read at the start\n"
 	    "and at the end, into a JSON snapshot (default\n"
 	    "kvm-exitstat.stats.json) that report and diff read"),
@@ -130,7 +125,7 @@ static const struct cli_opt opts[] = {
     CLI_OPT("rate-over", 0, "N", O_RATE,
 	    "--flight trigger: a VM making more than N exits per second\n"
 	    "(KVM's own counters, read once a second)"),
-    CLI_OPT("in-kernel", 0, "FILE", O_IN_KERNEL,
+    CLI_STRING("in-kernel", 0, "FILE", struct record_opts, khist_out,
 	    "the kernel also counts and times the recorded exits (hist\n"
 	    "triggers, as top --in-kernel) in the same instance; its\n"
 	    "hists go to FILE (JSON) at the end, to compare"),
@@ -171,12 +166,6 @@ static int parse(void *arg, int id, const char *val, int value)
 		o->output = val;
 		o->output_set = true;
 		return 0;
-	case O_STATS:
-		o->stats = true;
-		return 0;
-	case O_IN_KERNEL:
-		o->khist_out = val;
-		return 0;
 	case O_FLIGHT:
 		o->flight = true;
 		return cli_parse_flight(val, &o->flight_s, &o->flight_kb);
@@ -209,9 +198,6 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_PID:
 		free(o->pids);
 		return cli_parse_pids(val, &o->pids, &o->npids);
-	case O_ALL:
-		o->all = true;
-		return 0;
 	case O_DURATION:
 		o->duration = strtod(val, &end);
 		if (end == val || *end || !(o->duration > 0))
@@ -221,17 +207,8 @@ static int parse(void *arg, int id, const char *val, int value)
 		return cli_parse_buffer_kb(val, &o->buffer_kb);
 	case O_TYPES:
 		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), val);
-	case O_QUIET:
-		o->quiet = true;
-		return 0;
-	case O_DETACH:
-		o->detach = true;
-		return 0;
 	case O_EVENT:
 		return add_event_spec(o, val);
-	case O_ANATOMY:
-		o->anatomy = true;
-		return 0;
 	}
 	return -1;
 }

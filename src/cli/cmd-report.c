@@ -60,26 +60,17 @@ static const char *const units[] = {"us", "ns", NULL};
 enum {
 	O_INPUT = 1,
 	O_FORMAT,
-	O_PER_VCPU,
-	O_PER_VM,
 	O_VCPU,
 	O_PID,
 	O_GUEST,
 	O_SORT,
-	O_PCT,
 	O_UNIT,
 	O_SOURCE,
-	O_BYSUB,
 	O_TYPES,
-	O_BUCKETS,
-	O_SVG,
 	O_WIDTH,
 	O_SLOWEST,
 	O_TS_UNIT,
-	O_ANATOMY,
 	O_BY_GUEST,
-	O_GUEST_SYMS,
-	O_NESTED,
 	O_GUEST_TOP,
 };
 
@@ -88,8 +79,9 @@ static const struct cli_opt opts[] = {
 	    "an input (also accepted without -i); the kind is read from content"),
     CLI_OPT("format", 'f', "FMT", O_FORMAT, "ppc (default), table, csv, json",
 	    .flags = CLI_OPT_JSON, .values = formats, .noun = "format"),
-    CLI_OPT("per-vcpu", 0, NULL, O_PER_VCPU, "one table per vCPU thread, then the whole run"),
-    CLI_OPT("per-vm", 0, NULL, O_PER_VM,
+    CLI_BOOL("per-vcpu", 0, struct report_opts, per_vcpu,
+	    "one table per vCPU thread, then the whole run"),
+    CLI_BOOL("per-vm", 0, struct report_opts, per_vm,
 	    "one table per VM (its pid and name), then the whole run"),
     CLI_OPT("vcpu", 0, "N", O_VCPU,
 	    "only exits of vCPU N (the events' vcpu_id, else record's\n"
@@ -102,20 +94,21 @@ static const struct cli_opt opts[] = {
 	    "only the VMs named NAME (QEMU -name, else the process\nname, as record saw them)"),
     CLI_OPT("sort", 's', "KEY", O_SORT, "sum (default), count, avg, max, name", .values = sorts,
 	    .noun = "sort key"),
-    CLI_OPT("percentiles", 0, NULL, O_PCT, "p50/p90/p99/p99.9 columns in the table format"),
+    CLI_BOOL("percentiles", 0, struct report_opts, ro.quantiles,
+	    "p50/p90/p99/p99.9 columns in the table format"),
     CLI_OPT("unit", 'u', "UNIT", O_UNIT, "us (default, as the 2010 reports) or ns", .values = units,
 	    .noun = "unit"),
     CLI_OPT("source", 0, "SRC", O_SOURCE,
 	    "auto (default), exits (kvm_exit/kvm_entry), userspace (KVM_EXIT_*)", .values = cli_sources,
 	    .noun = "source"),
-    CLI_OPT("by-sub", 0, NULL, O_BYSUB,
+    CLI_BOOL("by-sub", 0, struct report_opts, io.with_sub,
 	    "key exits by detail sub-key too (MMIO gpa, PIO port, MSR, hypercall)"),
     CLI_OPT("exit-types", 0, "FILE", O_TYPES,
 	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
-    CLI_OPT("buckets", 0, "MAP", O_BUCKETS,
+    CLI_STRING("buckets", 0, "MAP", struct report_opts, buckets,
 	    "count exits in timing buckets: ppc (the KVM-PPC exit-timing\n"
 	    "view), native, or a map FILE (kvm-exitstat-exit-types(5))"),
-    CLI_OPT("svg", 0, "FILE", O_SVG,
+    CLI_STRING("svg", 0, "FILE", struct report_opts, svg,
 	    "also write FILE: a latency histogram per reason (log time\n"
 	    "axis, p50/p99 marked) and exits per second over the run"),
     CLI_OPT("width", 0, "COLS", O_WIDTH,
@@ -128,7 +121,7 @@ static const struct cli_opt opts[] = {
 	    "timestamps, trace-cmd report --raw-ts, a trace.dat recorded\n"
 	    "with -C x86-tsc): ns, us, ms, s or the clock's frequency\n"
 	    "(2100MHz, 2.1GHz); without it such times are shown in ticks"),
-    CLI_OPT("anatomy", 0, NULL, O_ANATOMY,
+    CLI_BOOL("anatomy", 0, struct report_opts, anatomy,
 	    "split each exit's handling time into its causes: in KVM,\n"
 	    "runnable (and behind whom), blocked, halt polling, in the\n"
 	    "VMM, interrupts, softirqs (needs sched events: record\n"
@@ -138,12 +131,12 @@ static const struct cli_opt opts[] = {
 	    "(the exit event's guest_rip, vcpu_pc, sepc or pc) with its\n"
 	    "share of the reason's exits and time, guest kernel or user\n"
 	    "by the ISA's address layout, and its symbol (--guest-kallsyms)"),
-    CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
+    CLI_STRING("guest-kallsyms", 0, "FILE", struct report_opts, guest_syms,
 	    cli_guest_syms_help),
     CLI_OPT("guest-top", 0, "N", O_GUEST_TOP,
 	    "--by-guest: at most N pcs per reason, the reason's most\n"
 	    "by --sort (default: all; its totals count them all)"),
-    CLI_OPT("nested", 0, NULL, O_NESTED,
+    CLI_BOOL("nested", 0, struct report_opts, nested,
 	    "an x86 host's nested guests (kvm_nested_* events): L2's exits\n"
 	    "by reason, handled by L0 or reflected to L1, and for the\n"
 	    "reflected ones L1's handling: its exits and time until it\n"
@@ -182,12 +175,6 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_FORMAT:
 		o->ro.fmt = format_of[value];
 		return 0;
-	case O_PER_VCPU:
-		o->per_vcpu = true;
-		return 0;
-	case O_PER_VM:
-		o->per_vm = true;
-		return 0;
 	case O_GUEST:
 		o->io.vm_name = intern(val);
 		return 0;
@@ -205,9 +192,6 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_SORT:
 		o->sort = sort_of[value];
 		return 0;
-	case O_PCT:
-		o->ro.quantiles = true;
-		return 0;
 	case O_UNIT:
 		o->unit_ns = value == 0 ? 1000 : 1;
 		o->unit = units[value];
@@ -215,33 +199,15 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_SOURCE:
 		o->source = cli_sources[value];
 		return 0;
-	case O_BYSUB:
-		o->io.with_sub = true;
-		return 0;
 	case O_TYPES:
 		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), val);
-	case O_BUCKETS:
-		o->buckets = val;
-		return 0;
-	case O_SVG:
-		o->svg = val;
-		return 0;
 	case O_WIDTH:
 		return cli_parse_width(val, &o->ro.width);
-	case O_ANATOMY:
-		o->anatomy = true;
-		return 0;
 	case O_BY_GUEST:
 		o->by_guest = o->io.by_guest = o->io.with_sub = true;
 		return 0;
-	case O_NESTED:
-		o->nested = true;
-		return 0;
 	case O_GUEST_TOP:
 		return cli_parse_ulong(val, 1, 1000000, &o->guest_top, "--guest-top");
-	case O_GUEST_SYMS:
-		o->guest_syms = val;
-		return 0;
 	case O_SLOWEST: {
 		unsigned long n;
 

@@ -40,39 +40,26 @@ struct serve_args {
 };
 
 enum {
-	O_LISTEN = 1,
-	O_TEXTFILE,
-	O_INTERVAL,
+	O_INTERVAL = 1,
 	O_PID,
-	O_GUEST,
-	O_ALL,
-	O_PER_VCPU,
-	O_BUCKETS,
 	O_KEEP,
 	O_MAX_ROWS,
 	O_BUFFER,
 	O_TYPES,
 	O_INPUT,
-	O_WEB_CONFIG,
-	O_ANATOMY,
-	O_TRACE,
-	O_IN_KERNEL,
 	O_FLIGHT,
-	O_FLIGHT_DIR,
 	O_FLIGHT_AFTER,
 	O_FLIGHT_KEEP,
 	O_SLOWER,
-	O_BY_GUEST,
-	O_GUEST_SYMS,
 	O_GUEST_TOP,
 	O_RATE,
 };
 
 static const struct cli_opt opts[] = {
-    CLI_OPT("listen", 'l', "ADDR", O_LISTEN,
+    CLI_STRING("listen", 'l', "ADDR", struct serve_args, o.listen,
 	    "serve HTTP on ADDR (default " DEFAULT_LISTEN " unless --textfile);\n"
 	    "IPv4:PORT, [IPv6]:PORT or :PORT (every IPv4 address)"),
-    CLI_OPT("textfile", 'T', "DIR", O_TEXTFILE,
+    CLI_STRING("textfile", 'T', "DIR", struct serve_args, o.textfile,
 	    "write DIR/kvm_exitstat.prom (atomically) each interval"),
     CLI_OPT("interval", 0, "SECS", O_INTERVAL,
 	    "fold and render every SECS, 0.1 to 3600 (default 1;\n"
@@ -80,38 +67,40 @@ static const struct cli_opt opts[] = {
     CLI_OPT("input", 'i', "FILE", O_INPUT,
 	    "no tracing: FILE's metrics (a recording), made once: the\n"
 	    "textfile written, then served until a signal; repeatable"),
-    CLI_OPT("web-config", 0, "FILE", O_WEB_CONFIG,
+    CLI_STRING("web-config", 0, "FILE", struct serve_args, o.web_config,
 	    "TLS and basic authentication from FILE, in node_exporter's\n"
 	    "web config format (tls_server_config, basic_auth_users)"),
     CLI_OPT("pid", 'p', "PID[,PID]", O_PID,
 	    "only these processes (VMMs) and all their threads; repeatable"),
-    CLI_OPT("guest", 'g', "NAME", O_GUEST,
+    CLI_STRING("guest", 'g', "NAME", struct serve_args, guest,
 	    "only the VMs named NAME (QEMU -name, else the process name)"),
-    CLI_OPT("all", 'a', NULL, O_ALL, "every VM on the host (the default)"),
-    CLI_OPT("per-vcpu", 0, NULL, O_PER_VCPU,
+    CLI_BOOL("all", 'a', struct serve_args, all, "every VM on the host (the default)"),
+    CLI_BOOL("per-vcpu", 0, struct serve_args, o.per_vcpu,
 	    "a vcpu label on every row (vcpu id, or tid:N without one)"),
-    CLI_OPT("buckets", 0, "MAP", O_BUCKETS, "rows are timing buckets (ppc, native or a map file)"),
+    CLI_STRING("buckets", 0, "MAP", struct serve_args, o.buckets_name,
+	    "rows are timing buckets (ppc, native or a map file)"),
     CLI_OPT("keep-gone", 0, "SECS", O_KEEP, "keep a gone VM's series this long (default 300)"),
     CLI_OPT("max-rows", 0, "N", O_MAX_ROWS,
 	    "at most N label sets, the rest in one overflow row\n(default 4096, 1 to 1000000)"),
     CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
     CLI_OPT("exit-types", 0, "FILE", O_TYPES,
 	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
-    CLI_OPT("anatomy", 0, NULL, O_ANATOMY,
+    CLI_BOOL("anatomy", 0, struct serve_args, o.anatomy,
 	    "trace the exits (as --trace) and the sched and irq events: per\n"
 	    "reason, exit time by cause (kvm_exitstat_exit_cause_seconds_total)"),
-    CLI_OPT("trace", 't', NULL, O_TRACE,
+    CLI_BOOL("trace", 't', struct serve_args, o.trace,
 	    "also trace every exit (exits and handling-time histograms\n"
 	    "per VM and reason); the default exports KVM's own\n"
 	    "statistics only, with no tracing at all"),
-    CLI_OPT("in-kernel", 0, NULL, O_IN_KERNEL,
+    CLI_BOOL("in-kernel", 0, struct serve_args, o.in_kernel,
 	    "as --trace, but the kernel counts and times the exits (hist\n"
 	    "triggers): no event is streamed; power-of-two buckets"),
     CLI_OPT("flight", 0, "SECS|MB", O_FLIGHT,
 	    "a flight recorder beside (record --flight): POST /flight,\n"
 	    "SIGUSR1, --slower-than or --rate-over save its window in\n"
 	    "--flight-dir; kvm_exitstat_flight_saves_total counts them"),
-    CLI_OPT("flight-dir", 0, "DIR", O_FLIGHT_DIR, "where --flight saves (default .)"),
+    CLI_STRING("flight-dir", 0, "DIR", struct serve_args, fo.dir,
+	    "where --flight saves (default .)"),
     CLI_OPT("flight-after", 0, "SECS", O_FLIGHT_AFTER,
 	    "the window after a trigger saved too (default 1)"),
     CLI_OPT("flight-keep", 0, "N", O_FLIGHT_KEEP, "keep at most N saved files (default 10)"),
@@ -119,12 +108,12 @@ static const struct cli_opt opts[] = {
 	    "--flight trigger: an exit slower than USEC (seen by the kernel)"),
     CLI_OPT("rate-over", 0, "N", O_RATE,
 	    "--flight trigger: a VM making more than N exits per second"),
-    CLI_OPT("by-guest", 0, NULL, O_BY_GUEST,
+    CLI_BOOL("by-guest", 0, struct serve_args, o.by_guest,
 	    "split the kvm_exit series by the guest function at each exit\n"
 	    "(a guest_function label: its symbol, else 0xPC); the first N\n"
 	    "functions of each reason keep their own series, the rest count\n"
 	    "in guest_function=\"other\" (implies --trace)"),
-    CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
+    CLI_STRING("guest-kallsyms", 0, "FILE", struct serve_args, guest_syms,
 	    cli_guest_syms_help),
     CLI_OPT("guest-top", 0, "N", O_GUEST_TOP,
 	    "--by-guest: functions per reason with a series of their own\n"
@@ -148,43 +137,16 @@ static int parse(void *arg, int id, const char *val, int value)
 	unsigned long v;
 
 	switch (id) {
-	case O_LISTEN:
-		a->o.listen = val;
-		return 0;
-	case O_TEXTFILE:
-		a->o.textfile = val;
-		return 0;
 	case O_INTERVAL:
 		a->interval_set = true;
 		return cli_parse_secs(val, 0.1, 3600, &a->o.interval, "interval");
 	case O_PID:
 		return cli_add_pids(&a->pids, &a->npids, val);
-	case O_GUEST:
-		a->guest = val;
-		return 0;
-	case O_ALL:
-		a->all = true;
-		return 0;
-	case O_ANATOMY:
-		a->o.anatomy = true;
-		return 0;
-	case O_BY_GUEST:
-		a->o.by_guest = true;
-		return 0;
-	case O_GUEST_SYMS:
-		a->guest_syms = val;
-		return 0;
 	case O_GUEST_TOP:
 		if (cli_parse_ulong(val, 1, 1000, &v, "--guest-top") < 0)
 			return -1;
 		a->o.guest_top = (unsigned)v;
 		a->guest_top_set = true;
-		return 0;
-	case O_PER_VCPU:
-		a->o.per_vcpu = true;
-		return 0;
-	case O_BUCKETS:
-		a->o.buckets_name = val;
 		return 0;
 	case O_KEEP:
 		return cli_parse_secs(val, 1, 86400, &a->o.keep_gone, "--keep-gone");
@@ -203,21 +165,9 @@ static int parse(void *arg, int id, const char *val, int value)
 			return err("too many -i files (at most %zu)", ARRAY_SIZE(a->inputs));
 		a->inputs[a->ninputs++] = val;
 		return 0;
-	case O_WEB_CONFIG:
-		a->o.web_config = val;
-		return 0;
-	case O_TRACE:
-		a->o.trace = true;
-		return 0;
-	case O_IN_KERNEL:
-		a->o.in_kernel = true;
-		return 0;
 	case O_FLIGHT:
 		a->flight = true;
 		return cli_parse_flight(val, &a->fo.window_s, &a->fo.buffer_kb);
-	case O_FLIGHT_DIR:
-		a->fo.dir = val;
-		return 0;
 	case O_FLIGHT_AFTER:
 		return cli_parse_secs(val, 0, 3600, &a->flight_after, "--flight-after");
 	case O_FLIGHT_KEEP:

@@ -35,40 +35,25 @@ static const enum ui_source source_of[] = {UI_SOURCE_AUTO, UI_SOURCE_EXITS, UI_S
 
 enum {
 	O_PID = 1,
-	O_GUEST,
-	O_ALL,
-	O_FIELDS,
 	O_DELAY,
 	O_ONCE,
 	O_LOG,
 	O_LOG_FILE,
-	O_CSV,
-	O_JSON,
-	O_SKIP_ZERO,
-	O_TIMES,
 	O_SOURCE,
-	O_BUCKETS,
 	O_BUFFER,
 	O_TYPES,
-	O_NO_COLOR,
 	O_TRACEPOINTS,
 	O_SLOWER,
-	O_ALL_EVENTS,
 	O_WIDTH,
-	O_ANATOMY,
-	O_STATS,
-	O_IN_KERNEL,
-	O_BY_GUEST,
-	O_GUEST_SYMS,
 };
 
 static const struct cli_opt opts[] = {
     CLI_OPT("pid", 'p', "PID[,PID]", O_PID,
 	    "only these processes (VMMs) and all their threads; repeatable"),
-    CLI_OPT("guest", 'g', "NAME", O_GUEST,
+    CLI_STRING("guest", 'g', "NAME", struct top_args, guest,
 	    "only the VMs named NAME (QEMU -name, else the process name)"),
-    CLI_OPT("all", 'a', NULL, O_ALL, "every VM on the host (the default)"),
-    CLI_OPT("fields", 'f', "REGEX", O_FIELDS,
+    CLI_BOOL("all", 'a', struct top_args, all, "every VM on the host (the default)"),
+    CLI_STRING("fields", 'f', "REGEX", struct top_args, o.fields,
 	    "only exit reasons matching REGEX from their start\n(kvm_stat's re.match); '-f help' lists them"),
     CLI_OPT("delay", 'd', "SECS", O_DELAY, "refresh interval, 0.1 to 3600 (default 1)"),
     /* kvm_stat's name of the interval option */
@@ -78,44 +63,46 @@ static const struct cli_opt opts[] = {
     CLI_OPT("log", 'l', NULL, O_LOG, "one line per interval on stdout (like vmstat)"),
     CLI_OPT("log-to-file", 'L', "FILE", O_LOG_FILE,
 	    "the same, appended to FILE (reopened on SIGHUP)"),
-    CLI_OPT("csv", 'c', NULL, O_CSV, "log in CSV (with -l or -L)"),
-    CLI_OPT("json", 0, NULL, O_JSON, "log one JSON object per interval (with -l or -L)",
+    CLI_BOOL("csv", 'c', struct top_args, o.csv, "log in CSV (with -l or -L)"),
+    CLI_BOOL("json", 0, struct top_args, o.json, "log one JSON object per interval (with -l or -L)",
 	    .flags = CLI_OPT_JSON),
-    CLI_OPT("skip-zero-records", 'z', NULL, O_SKIP_ZERO,
+    CLI_BOOL("skip-zero-records", 'z', struct top_args, o.skip_zero,
 	    "log: no line for an interval without exits"),
-    CLI_OPT("times", 0, NULL, O_TIMES, "log: an average handling time column (us) per reason"),
-    CLI_OPT("all-events", 0, NULL, O_ALL_EVENTS,
+    CLI_BOOL("times", 0, struct top_args, o.times,
+	    "log: an average handling time column (us) per reason"),
+    CLI_BOOL("all-events", 0, struct top_args, o.all_events,
 	    "count every kvm:* tracepoint (kvm_stat's default view):\nrows of --once, columns of --log, the first view (key e)"),
     CLI_OPT("source", 0, "SRC", O_SOURCE, "auto (default), exits (kvm_exit/kvm_entry), userspace",
 	    .values = sources, .noun = "source"),
-    CLI_OPT("buckets", 0, "MAP", O_BUCKETS,
+    CLI_STRING("buckets", 0, "MAP", struct top_args, o.buckets_name,
 	    "count exits in timing buckets (ppc, native or a map file)"),
     CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
     CLI_OPT("exit-types", 0, "FILE", O_TYPES,
 	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
-    CLI_OPT("no-color", 0, NULL, O_NO_COLOR, "no colour in the live view (also: NO_COLOR set)"),
+    CLI_BOOL("no-color", 0, struct top_args, o.no_color,
+	    "no colour in the live view (also: NO_COLOR set)"),
     CLI_OPT("tracepoints", 't', NULL, O_TRACEPOINTS, "accepted for kvm_stat compatibility"),
     CLI_OPT("slower-than", 0, "USEC", O_SLOWER,
 	    "each exit slower than USEC, halts left out (perf kvm stat live\n"
 	    "--duration): listed under the table, or on stderr with --once/--log"),
     CLI_OPT("width", 0, "COLS", O_WIDTH,
 	    "--once's width (default: COLUMNS, the terminal's, else 80)"),
-    CLI_OPT("anatomy", 0, NULL, O_ANATOMY,
+    CLI_BOOL("anatomy", 0, struct top_args, o.anatomy,
 	    "also trace the sched and irq events and split each exit into\n"
 	    "its causes: a CAUSE column, the part most of a reason's time\n"
 	    "went to (key a shows or hides it)"),
-    CLI_OPT("stats", 0, NULL, O_STATS,
+    CLI_BOOL("stats", 0, struct top_args, stats,
 	    "KVM's own statistics per VM with rates (kvm_stat -d), no\n"
 	    "tracing: debugfs, and the statistics fds a VMM holds; -f\n"
 	    "matches statistic names"),
-    CLI_OPT("in-kernel", 0, NULL, O_IN_KERNEL,
+    CLI_BOOL("in-kernel", 0, struct top_args, o.in_kernel,
 	    "the kernel counts exits and keeps the exit -> entry latency\n"
 	    "histogram (hist triggers); read each interval, no event\n"
 	    "is streamed (p99 and max: power-of-two buckets)"),
-    CLI_OPT("by-guest", 0, NULL, O_BY_GUEST,
+    CLI_BOOL("by-guest", 0, struct top_args, o.by_guest,
 	    "the drill-down (key x) by the guest's pc at each exit instead\n"
 	    "of a detail's sub-key: which guest code makes the exits"),
-    CLI_OPT("guest-kallsyms", 0, "FILE", O_GUEST_SYMS,
+    CLI_STRING("guest-kallsyms", 0, "FILE", struct top_args, guest_syms,
 	    cli_guest_syms_help),
     {.lng = NULL},
 };
@@ -134,15 +121,6 @@ static int parse(void *arg, int id, const char *val, int value)
 	switch (id) {
 	case O_PID:
 		return cli_add_pids(&a->pids, &a->npids, val);
-	case O_GUEST:
-		a->guest = val;
-		return 0;
-	case O_ALL:
-		a->all = true;
-		return 0;
-	case O_FIELDS:
-		a->o.fields = val;
-		return 0;
 	case O_DELAY:
 		return cli_parse_secs(val, 0.1, 3600, &a->o.delay, "interval");
 	case O_ONCE:
@@ -155,31 +133,13 @@ static int parse(void *arg, int id, const char *val, int value)
 		if (a->o.out != UI_OUT_ONCE)
 			a->o.out = UI_OUT_LOG;
 		return 0;
-	case O_CSV:
-		a->o.csv = true;
-		return 0;
-	case O_JSON:
-		a->o.json = true;
-		return 0;
-	case O_SKIP_ZERO:
-		a->o.skip_zero = true;
-		return 0;
-	case O_TIMES:
-		a->o.times = true;
-		return 0;
 	case O_SOURCE:
 		a->o.source = source_of[value];
-		return 0;
-	case O_BUCKETS:
-		a->o.buckets_name = val;
 		return 0;
 	case O_BUFFER:
 		return cli_parse_buffer_kb(val, &a->o.buffer_kb);
 	case O_TYPES:
 		return cli_add_types_file(a->types, &a->ntypes, ARRAY_SIZE(a->types), val);
-	case O_NO_COLOR:
-		a->o.no_color = true;
-		return 0;
 	case O_TRACEPOINTS:
 		return 0;
 	case O_SLOWER: {
@@ -190,26 +150,8 @@ static int parse(void *arg, int id, const char *val, int value)
 		a->o.slower_ns = (uint64_t)us * 1000;
 		return 0;
 	}
-	case O_ALL_EVENTS:
-		a->o.all_events = true;
-		return 0;
-	case O_ANATOMY:
-		a->o.anatomy = true;
-		return 0;
 	case O_WIDTH:
 		return cli_parse_width(val, &a->o.width);
-	case O_STATS:
-		a->stats = true;
-		return 0;
-	case O_IN_KERNEL:
-		a->o.in_kernel = true;
-		return 0;
-	case O_BY_GUEST:
-		a->o.by_guest = true;
-		return 0;
-	case O_GUEST_SYMS:
-		a->guest_syms = val;
-		return 0;
 	}
 	return -1;
 }
