@@ -54,7 +54,14 @@ struct cli_opt {
 	size_t off;
 };
 
-enum { CLI_BIND_NONE, CLI_BIND_BOOL, CLI_BIND_STRING };
+enum { CLI_BIND_NONE, CLI_BIND_BOOL, CLI_BIND_STRING, CLI_BIND_TYPES };
+
+/* The --exit-types FILEs of a command, in the order given. */
+#define CLI_TYPES_MAX 16
+struct cli_types {
+	const char *files[CLI_TYPES_MAX];
+	size_t n;
+};
 
 /* A table entry: long name, short letter (0: none), argument name (NULL: none), id, help. */
 #define CLI_OPT(lng_, shrt_, arg_, id_, help_, ...)                                                \
@@ -70,6 +77,13 @@ enum { CLI_BIND_NONE, CLI_BIND_BOOL, CLI_BIND_STRING };
 	{                                                                                          \
 		.lng = lng_, .shrt = shrt_, .help = help_, .bind = CLI_BIND_BOOL,                  \
 		.off = _Generic(((type_ *)0)->field_, bool: offsetof(type_, field_)), __VA_ARGS__  \
+	}
+/* --exit-types FILE, the same row in every command: each FILE added to the struct cli_types field. */
+#define CLI_EXIT_TYPES(type_, field_)                                                              \
+	{                                                                                          \
+		.lng = "exit-types", .arg = "FILE", .bind = CLI_BIND_TYPES,                        \
+		.help = "extra exit_types data file (see kvm-exitstat-exit-types(5))",             \
+		.off = _Generic(((type_ *)0)->field_, struct cli_types: offsetof(type_, field_)),  \
 	}
 #define CLI_STRING(lng_, shrt_, arg_, type_, field_, help_, ...)                                   \
 	{                                                                                          \
@@ -128,8 +142,8 @@ void cli_opts_dump(FILE *f, const struct cli_cmd *c);
 
 /* "4101,4202" -> array (malloc'd). 0 or -1 after err(). */
 int cli_parse_pids(const char *s, int32_t **pids, size_t *n);
-/* Collects one --exit-types FILE into files[] (cap entries). 0 or -1 after err(). */
-int cli_add_types_file(const char **files, size_t *n, size_t cap, const char *path);
+/* Collects one --exit-types FILE into t. 0 or -1 after err(). */
+int cli_add_types_file(struct cli_types *t, const char *path);
 /* Built-in tables plus --exit-types files. 0 or -1 after err(). */
 int cli_load_exit_types(struct exit_types *set, const char *const *files, size_t nfiles);
 /* cli-targets.c: -p PID,... appended to *pids; -g NAME: the VMs of that name appended. */
@@ -203,8 +217,7 @@ struct cli_record_flight {
 	uint64_t slow_ns;
 	double rate;
 	unsigned keep;
-	const char *const *types;
-	size_t ntypes;
+	const struct cli_types *types;
 	bool quiet;
 };
 /* --flight SECONDS (30, 30s) or MB (64MB): one of *secs and *kb set. 0, or -1 after err(). */

@@ -144,15 +144,21 @@ static const char *bad_name(char **argv, char *buf, size_t len)
 	return buf;
 }
 
-/* A bound option (CLI_BOOL, CLI_STRING) sets its field. */
-static void set_bound(void *opts, const struct cli_opt *o, const char *arg)
+/* A bound option (CLI_BOOL, CLI_STRING, CLI_EXIT_TYPES) sets its field. 0, or -1 after err(). */
+static int set_bound(void *opts, const struct cli_opt *o, const char *arg)
 {
 	char *field = (char *)opts + o->off;
 
-	if (o->bind == CLI_BIND_BOOL)
+	switch (o->bind) {
+	case CLI_BIND_BOOL:
 		*(bool *)field = true;
-	else
+		return 0;
+	case CLI_BIND_STRING:
 		*(const char **)field = arg;
+		return 0;
+	default:
+		return cli_add_types_file((struct cli_types *)field, arg);
+	}
 }
 
 int cli_opts_parse(const struct cli_cmd *c, void *opts, int argc, char **argv, int *first)
@@ -181,7 +187,7 @@ int cli_opts_parse(const struct cli_cmd *c, void *opts, int argc, char **argv, i
 		} else if (o->values && (value = value_of(o, optarg)) < 0)
 			ret = -1;
 		else if (o->bind)
-			set_bound(opts, o, optarg);
+			ret = set_bound(opts, o, optarg);
 		else
 			ret = c->parse(opts, o->id, optarg, value) < 0 ? -1 : 0;
 	}

@@ -175,11 +175,11 @@ int cli_parse_pids(const char *s, int32_t **pids, size_t *n)
 	return *n ? 0 : err("empty pid list");
 }
 
-int cli_add_types_file(const char **files, size_t *n, size_t cap, const char *path)
+int cli_add_types_file(struct cli_types *t, const char *path)
 {
-	if (*n == cap)
-		return err("too many --exit-types files (at most %zu)", cap);
-	files[(*n)++] = path;
+	if (t->n == CLI_TYPES_MAX)
+		return err("too many --exit-types files (at most %d)", CLI_TYPES_MAX);
+	t->files[t->n++] = path;
 	return 0;
 }
 

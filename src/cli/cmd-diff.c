@@ -25,8 +25,7 @@ struct diff_opts {
 	const char *path[2];
 	const char *svg;
 	struct outfile *svg_out; /* opened (and checked) before the inputs are read */
-	const char *types[16];
-	size_t ntypes;
+	struct cli_types types;
 	enum render_format fmt;
 	struct render_diff_opts ro;
 	bool per_vcpu;
@@ -47,7 +46,6 @@ static const char *const units[] = {"us", "ns", NULL};
 enum {
 	O_FORMAT = 1,
 	O_UNIT,
-	O_TYPES,
 	O_WIDTH,
 	O_TS_UNIT,
 	O_SOURCE,
@@ -61,8 +59,7 @@ static const struct cli_opt opts[] = {
     CLI_BOOL("per-vcpu", 0, struct diff_opts, per_vcpu,
 	    "one row per exit type and vCPU (both runs need per-thread data)"),
     CLI_OPT("unit", 'u', "UNIT", O_UNIT, "us (default) or ns", .values = units, .noun = "unit"),
-    CLI_OPT("exit-types", 0, "FILE", O_TYPES,
-	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
+    CLI_EXIT_TYPES(struct diff_opts, types),
     CLI_OPT("width", 0, "COLS", O_WIDTH,
 	    "the table format's width (default: COLUMNS, the terminal's, else 80)"),
     CLI_OPT("ts-unit", 0, "UNIT", O_TS_UNIT,
@@ -107,8 +104,6 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_SOURCE:
 		o->source = cli_sources[value];
 		return 0;
-	case O_TYPES:
-		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), val);
 	case O_WIDTH:
 		return cli_parse_width(val, &o->ro.width);
 	case O_TS_UNIT: {
@@ -299,7 +294,7 @@ static int run_diff(void *arg)
 			return 1;
 		}
 	}
-	if (cli_load_exit_types(&types, o->types, o->ntypes) < 0)
+	if (cli_load_exit_types(&types, o->types.files, o->types.n) < 0)
 		goto out_types;
 	io.types = &types;
 	io.ts_unit = o->have_ts_unit ? &o->ts_unit : NULL;

@@ -41,8 +41,7 @@ struct record_opts {
 	bool detach;	 /* at -d, leave the command running */
 	double duration; /* seconds; 0: none */
 	unsigned buffer_kb;
-	const char *types[16];
-	size_t ntypes;
+	struct cli_types types;
 	char **cmd; /* NULL-terminated, or NULL */
 	const char **add, **drop; /* -e EVENT, -e '!EVENT' */
 	size_t nadd, ndrop;
@@ -78,7 +77,6 @@ enum {
 	O_DURATION,
 	O_EVENT,
 	O_BUFFER,
-	O_TYPES,
 	O_FLIGHT,
 	O_FLIGHT_AFTER,
 	O_FLIGHT_KEEP,
@@ -98,7 +96,7 @@ static const struct cli_opt opts[] = {
 	    "also record EVENT: SYSTEM:EVENT (sched:sched_switch) or\n"
 	    "SYSTEM:*; '!EVENT' leaves a default one out; repeatable"),
     CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
-    CLI_OPT("exit-types", 0, "FILE", O_TYPES, "extra exit_types data file (more events to enable)"),
+    CLI_EXIT_TYPES(struct record_opts, types),
     CLI_BOOL("quiet", 'q', struct record_opts, quiet, "no summary line"),
     CLI_BOOL("anatomy", 0, struct record_opts, anatomy,
 	    "also record what report --anatomy splits an exit by: the\n"
@@ -205,8 +203,6 @@ static int parse(void *arg, int id, const char *val, int value)
 		return 0;
 	case O_BUFFER:
 		return cli_parse_buffer_kb(val, &o->buffer_kb);
-	case O_TYPES:
-		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), val);
 	case O_EVENT:
 		return add_event_spec(o, val);
 	}
@@ -226,7 +222,7 @@ static int operands(void *arg, int argc, char **argv)
 		return err("give only one of a command, -p PID and -a");
 	if (o->detach && (!o->cmd || !(o->duration > 0)))
 		return err("--detach goes with -d and a command");
-	if (o->stats && (o->detach || o->nadd || o->ndrop || o->buffer_kb || o->ntypes))
+	if (o->stats && (o->detach || o->nadd || o->ndrop || o->buffer_kb || o->types.n))
 		return err("--stats reads KVM's statistics: --detach, -e, -b and --exit-types "
 			   "are about traces");
 	if (o->stats && !o->output_set)
@@ -525,7 +521,7 @@ static int start(struct record_opts *o, struct live **cp, struct record_state *s
 	static const int32_t none[1];
 	int gate = -1;
 
-	if (cli_load_exit_types(&types, o->types, o->ntypes) < 0)
+	if (cli_load_exit_types(&types, o->types.files, o->types.n) < 0)
 		return -1;
 	/* the one list: every table's exit and entry events and every detail
 	 * event; those this kernel lacks are skipped */
@@ -561,7 +557,7 @@ static int start(struct record_opts *o, struct live **cp, struct record_state *s
 	if (!st->w)
 		return err("%s", e);
 	/* before tracing starts: the hists switch the instance to the global clock */
-	if (o->khist_out && !(st->kh = cli_khist_attach(*cp, o->types, o->ntypes, st->kfields,
+	if (o->khist_out && !(st->kh = cli_khist_attach(*cp, o->types.files, o->types.n, st->kfields,
 							 &st->nkfields)))
 		return -1;
 	if (o->cmd) {
@@ -662,8 +658,7 @@ static int run(void *arg)
 		    .slow_ns = o->slow_ns,
 		    .rate = o->rate,
 		    .keep = o->flight_keep ? o->flight_keep : 10,
-		    .types = o->types,
-		    .ntypes = o->ntypes,
+		    .types = &o->types,
 		    .quiet = o->quiet};
 
 		return cli_record_flight(&rf);

@@ -24,8 +24,7 @@
 struct report_opts {
 	const char *inputs[MAX_INPUTS];
 	size_t ninputs;
-	const char *types[16];
-	size_t ntypes;
+	struct cli_types types;
 	struct render_opts ro;
 	enum stats_sort sort;
 	double unit_ns;
@@ -66,7 +65,6 @@ enum {
 	O_SORT,
 	O_UNIT,
 	O_SOURCE,
-	O_TYPES,
 	O_WIDTH,
 	O_SLOWEST,
 	O_TS_UNIT,
@@ -103,8 +101,7 @@ static const struct cli_opt opts[] = {
 	    .noun = "source"),
     CLI_BOOL("by-sub", 0, struct report_opts, io.with_sub,
 	    "key exits by detail sub-key too (MMIO gpa, PIO port, MSR, hypercall)"),
-    CLI_OPT("exit-types", 0, "FILE", O_TYPES,
-	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
+    CLI_EXIT_TYPES(struct report_opts, types),
     CLI_STRING("buckets", 0, "MAP", struct report_opts, buckets,
 	    "count exits in timing buckets: ppc (the KVM-PPC exit-timing\n"
 	    "view), native, or a map FILE (kvm-exitstat-exit-types(5))"),
@@ -199,8 +196,6 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_SOURCE:
 		o->source = cli_sources[value];
 		return 0;
-	case O_TYPES:
-		return cli_add_types_file(o->types, &o->ntypes, ARRAY_SIZE(o->types), val);
 	case O_WIDTH:
 		return cli_parse_width(val, &o->ro.width);
 	case O_BY_GUEST:
@@ -683,7 +678,7 @@ static int run(void *arg)
 	struct input_result r;
 	int ret = 1;
 
-	if (cli_load_exit_types(&types, o->types, o->ntypes) < 0)
+	if (cli_load_exit_types(&types, o->types.files, o->types.n) < 0)
 		goto out_types;
 	o->io.types = &types;
 	if (o->buckets && cli_load_buckets(o->buckets, &types, &map, NULL) < 0)

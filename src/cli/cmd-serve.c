@@ -26,8 +26,7 @@ struct serve_args {
 	size_t npids;
 	const char *guest;
 	bool all, interval_set;
-	const char *types[16];
-	size_t ntypes;
+	struct cli_types types;
 	const char *inputs[16];
 	size_t ninputs;
 	bool buffer_set;
@@ -45,7 +44,6 @@ enum {
 	O_KEEP,
 	O_MAX_ROWS,
 	O_BUFFER,
-	O_TYPES,
 	O_INPUT,
 	O_FLIGHT,
 	O_FLIGHT_AFTER,
@@ -83,8 +81,7 @@ static const struct cli_opt opts[] = {
     CLI_OPT("max-rows", 0, "N", O_MAX_ROWS,
 	    "at most N label sets, the rest in one overflow row\n(default 4096, 1 to 1000000)"),
     CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
-    CLI_OPT("exit-types", 0, "FILE", O_TYPES,
-	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
+    CLI_EXIT_TYPES(struct serve_args, types),
     CLI_BOOL("anatomy", 0, struct serve_args, o.anatomy,
 	    "trace the exits (as --trace) and the sched and irq events: per\n"
 	    "reason, exit time by cause (kvm_exitstat_exit_cause_seconds_total)"),
@@ -158,8 +155,6 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_BUFFER:
 		a->buffer_set = true;
 		return cli_parse_buffer_kb(val, &a->o.buffer_kb);
-	case O_TYPES:
-		return cli_add_types_file(a->types, &a->ntypes, ARRAY_SIZE(a->types), val);
 	case O_INPUT:
 		if (a->ninputs == ARRAY_SIZE(a->inputs))
 			return err("too many -i files (at most %zu)", ARRAY_SIZE(a->inputs));
@@ -256,7 +251,7 @@ static int run(void *arg)
 	struct exit_types types = {0};
 	int ret = 1;
 
-	if (cli_load_exit_types(&types, a->types, a->ntypes) < 0)
+	if (cli_load_exit_types(&types, a->types.files, a->types.n) < 0)
 		goto out;
 	if (a->o.buckets_name &&
 	    cli_load_buckets(a->o.buckets_name, &types, &a->o.buckets, &a->o.buckets_name) < 0)

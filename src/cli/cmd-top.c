@@ -21,8 +21,7 @@ struct top_args {
 	size_t npids;
 	const char *guest;
 	bool all;
-	const char *types[16];
-	size_t ntypes;
+	struct cli_types types;
 	regex_t fields_re; /* -f, compiled here once; the view and the log use it */
 	bool has_fields_re;
 	bool stats; /* --stats: KVM's own statistics, no tracing (ui_kstat_run) */
@@ -41,7 +40,6 @@ enum {
 	O_LOG_FILE,
 	O_SOURCE,
 	O_BUFFER,
-	O_TYPES,
 	O_TRACEPOINTS,
 	O_SLOWER,
 	O_WIDTH,
@@ -77,8 +75,7 @@ static const struct cli_opt opts[] = {
     CLI_STRING("buckets", 0, "MAP", struct top_args, o.buckets_name,
 	    "count exits in timing buckets (ppc, native or a map file)"),
     CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
-    CLI_OPT("exit-types", 0, "FILE", O_TYPES,
-	    "extra exit_types data file (see kvm-exitstat-exit-types(5))"),
+    CLI_EXIT_TYPES(struct top_args, types),
     CLI_BOOL("no-color", 0, struct top_args, o.no_color,
 	    "no colour in the live view (also: NO_COLOR set)"),
     CLI_OPT("tracepoints", 't', NULL, O_TRACEPOINTS, "accepted for kvm_stat compatibility"),
@@ -138,8 +135,6 @@ static int parse(void *arg, int id, const char *val, int value)
 		return 0;
 	case O_BUFFER:
 		return cli_parse_buffer_kb(val, &a->o.buffer_kb);
-	case O_TYPES:
-		return cli_add_types_file(a->types, &a->ntypes, ARRAY_SIZE(a->types), val);
 	case O_TRACEPOINTS:
 		return 0;
 	case O_SLOWER: {
@@ -213,7 +208,7 @@ static int run(void *arg)
 	struct exit_types types = {0};
 	int ret = 1;
 
-	if (cli_load_exit_types(&types, a->types, a->ntypes) < 0)
+	if (cli_load_exit_types(&types, a->types.files, a->types.n) < 0)
 		goto out;
 	if (a->o.fields && !strcmp(a->o.fields, "help") && !a->stats) {
 		list_fields(&types);

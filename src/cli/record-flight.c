@@ -61,7 +61,7 @@ static int events_of(const struct cli_record_flight *o, struct flight_opts *fo, 
 {
 	struct exit_types types;
 
-	if (cli_load_exit_types(&types, o->types, o->ntypes) < 0)
+	if (cli_load_exit_types(&types, o->types->files, o->types->n) < 0)
 		return -1;
 	/* the exit and entry events of every table: what report needs of the saved file */
 	*names = exit_types_event_names(&types, 0, n);
