@@ -343,8 +343,8 @@ static void find_stats_fds(struct vmst *m, const struct kstat_schema *s, size_t 
 	 * run's, seen under ASan in the lab). An fd taken once is not taken
 	 * again (take_fd()); a VMM that holds none after ten looks (a second of
 	 * pin-mode scans, ten readings) is not asked again, unless they are the
-	 * only source (no debugfs): riscv64's exitgen under TCG made its
-	 * statistics fds more than a second after its VM.
+	 * only source (no debugfs): then a VMM that makes them late is still
+	 * read, for the price of a look at its fds per scan.
 	 */
 	m->looks++;
 	m->tried = listed < 0 || (!m->nsfds && m->looks >= 10 && !only_source);
