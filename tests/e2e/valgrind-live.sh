@@ -5,6 +5,7 @@
 # tests/tools/valgrind-helpers.sh.
 . tests/e2e/lib.sh
 need_kvm
+. tests/tools/record-helpers.sh
 . tests/tools/valgrind-helpers.sh
 FIX=tests/fixtures
 vg_ready || exit "$VG_STATUS"
@@ -29,10 +30,17 @@ S=$!
 i=0
 while ! grep -q 'port [0-9]' "$TMP/err" && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
 PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$TMP/err")
+wait_traced "$E"
 kill -USR1 $E
 wait $E
-sleep 1
-curl -s "http://127.0.0.1:$PORT/metrics" -o "$TMP/m1"
+# The page has the VM's series once serve under memcheck has read them (a
+# fixed 1 s was once too short in a CI rehearsal's loaded lab host)
+i=0
+until curl -s "http://127.0.0.1:$PORT/metrics" -o "$TMP/m1" &&
+	grep -q '^kvm_exitstat_exits_total{' "$TMP/m1" || [ $i -ge 120 ]; do
+	sleep 0.5
+	i=$((i + 1))
+done
 curl -s -H 'Accept: application/openmetrics-text' -H 'Accept-Encoding: gzip' \
 	"http://127.0.0.1:$PORT/metrics" -o "$TMP/m2"
 kill -TERM $S
