@@ -38,6 +38,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <trace-cmd/trace-cmd.h>
 #include "alloc.h"
@@ -73,11 +74,17 @@ static int read_all(struct tracecmd_input *h)
 }
 
 /*
- * How long the child may take: libtracecmd reads a real file at tens of MB/s
- * (1.4 M zstd events in 0.34 s), so 2 MiB/s is slack for a loaded machine,
- * while a 12 KB crafted zstd file on which it loops is stopped after 5 s,
- * not the minute a fixed limit gave it.
+ * How much CPU time the child may take: libtracecmd reads a real file at
+ * tens of MB/s (1.4 M zstd events in 0.34 s), so 2 MiB/s is slack, while a
+ * 12 KB crafted zstd file on which it loops (reads and seeks: CPU time) is
+ * stopped after 5 s, not the minute a fixed limit gave it. CPU time, not
+ * wall: a machine loaded with other work stretches the wall time of a good
+ * file's open (a CI rehearsal's lab host, under TCG and two kernel builds,
+ * refused a 2 MB-of-formats trace.dat at 5 s of wall), not its CPU time.
+ * A child that neither ends nor spends CPU is stopped by the wall clock at
+ * PROBE_WALL_FACTOR times as long.
  */
+#define PROBE_WALL_FACTOR 12
 static unsigned probe_seconds(int fd, uint64_t bytes)
 {
 	/* KES_PROBE_SECONDS=N (knobs.h): the base instead of 5 s */
@@ -90,7 +97,7 @@ static unsigned probe_seconds(int fd, uint64_t bytes)
 	return base + (unsigned)(extra < 3600 ? extra : 3600);
 }
 
-static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM};
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM, SIGPROF};
 #define NCRASH (sizeof(crash_signals) / sizeof(crash_signals[0]))
 
 /* What quiet() changed, for loud() to put back: a child that carries on. */
@@ -108,10 +115,20 @@ static int keep_fd(int fd)
 	return d < 0 && errno != EBADF ? -2 : d;
 }
 
+/* The child's CPU-time limit and its wall-clock backstop; 0: both off. */
+static void limit(unsigned seconds)
+{
+	struct itimerval cpu = {.it_value = {.tv_sec = seconds}};
+
+	setitimer(ITIMER_PROF, &cpu, NULL);
+	alarm(seconds * PROBE_WALL_FACTOR);
+}
+
 /*
  * The child before libtracecmd sees the file: its complaints into
  * /dev/null (it printf()s some: not into our report), crashes and a hang
- * (alarm: a real header parses in milliseconds) are the default deaths the
+ * (SIGPROF after seconds of CPU time, SIGALRM after PROBE_WALL_FACTOR times
+ * as many of wall: a real header parses in milliseconds) are the default deaths the
  * parent reads. old: where to keep what it was, or NULL. 0, or an errno
  * with nothing changed: a shortage of descriptors is said by the parent.
  * (A child that carried on with stderr at /dev/null, having failed to keep
@@ -146,7 +163,7 @@ static int quiet(unsigned seconds, struct loudness *old)
 		sigaction(crash_signals[i], &dfl, old ? &old->crash[i] : NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, old ? &old->mask : NULL);
-	alarm(seconds);
+	limit(seconds);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	return 0;
 }
@@ -165,7 +182,7 @@ static void back(int saved, int fd)
 /* quiet() undone, in a child that carries on. */
 static void loud(struct loudness *old)
 {
-	alarm(0);
+	limit(0);
 	for (size_t i = 0; i < NCRASH; i++)
 		sigaction(crash_signals[i], &old->crash[i], NULL);
 	sigprocmask(SIG_SETMASK, &old->mask, NULL);
@@ -202,10 +219,14 @@ static int refusal(int status, bool iterate, unsigned seconds, char *errbuf, siz
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
 		return err_buf(errbuf, errlen,
 				  "corrupt trace data: libtracecmd cannot read its records");
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPROF)
+		return err_buf(errbuf, errlen,
+			       "corrupt trace.dat: libtracecmd did not finish %s it in %u s of CPU time",
+			       iterate ? "reading" : "opening", seconds);
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
 		return err_buf(errbuf, errlen,
 			       "corrupt trace.dat: libtracecmd did not finish %s it in %u s",
-			       iterate ? "reading" : "opening", seconds);
+			       iterate ? "reading" : "opening", seconds * PROBE_WALL_FACTOR);
 	if (WIFSIGNALED(status) && iterate)
 		return err_buf(errbuf, errlen,
 				  "corrupt trace.dat: libtracecmd crashes reading it (signal %d)",
