@@ -9,7 +9,7 @@ trap 'rm -rf "$TMP"' EXIT
 ok()  { P=$((P + 1)); }
 bad() { F=$((F + 1)); echo "FAIL: $*"; }
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
-check() { d=$1; shift; if "$@"; then ok; else bad "$d"; fi; }
+check() { _cd=$1; shift; if "$@"; then ok; else bad "$_cd"; fi; }
 # eq DESCRIPTION GOT WANT
 eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2' want '$3'"; fi; }
 skip() { echo "SKIP: $*"; echo "$P passed, $F failed"; exit 0; }

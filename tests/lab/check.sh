@@ -14,7 +14,7 @@ P=0 F=0
 ok() { P=$((P + 1)); }
 bad() { F=$((F + 1)); echo "FAIL: $*"; }
 eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2' want '$3'"; fi; }
-check() { d=$1; shift; if "$@"; then ok; else bad "$d"; fi; }
+check() { _cd=$1; shift; if "$@"; then ok; else bad "$_cd"; fi; }
 
 . "$LAB/checklib.sh"
 
