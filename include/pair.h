@@ -36,38 +36,46 @@ struct pair_counts {
 };
 
 /*
- * exits/uexits receive samples keyed by (reason, tid, vcpu[, sub]); the pair
- * does not own them. with_sub: key exits by their detail sub-key too (MMIO
- * gpa, PIO port...), which can make many keys.
+ * The pair and every view it feeds, set once here (pair_new()): the one
+ * place a command's options become the event path's (load.c, split.c,
+ * watch.c fill it; nothing is set on a pair after). The pair owns none of
+ * the tables; NULL or false: that view off.
  */
-struct pair *pair_new(struct stats_table *exits, struct stats_table *uexits, bool with_sub);
-/*
- * Key exits by the guest's pc at the exit instead of a detail sub-key
- * (report --by-guest): events whose table has a `pc` field carry it.
- */
-void pair_set_by_guest(struct pair *p);
-/* report --nested: each kvm_exit, with its kvm_nested_* details, to n (stats_nested_exit()). */
-void pair_set_nested(struct pair *p, struct stats_nested *n);
+struct pair_opts {
+	/* samples keyed by (reason, tid, vcpu[, sub]): kvm_exit's, userspace exits' */
+	struct stats_table *exits, *uexits;
+	/* key exits by their detail sub-key too (MMIO gpa, PIO port...): many keys */
+	bool with_sub;
+	/*
+	 * Key exits by the guest's pc at the exit instead of a detail sub-key
+	 * (report --by-guest): events whose table has a `pc` field carry it.
+	 */
+	bool by_guest;
+	/* report --nested: each kvm_exit, with its kvm_nested_* details (stats_nested_exit()) */
+	struct stats_nested *nested;
+	/* count each exit under namer()'s name instead of its reason (timing buckets) */
+	pair_namer_fn namer;
+	void *namer_arg;
+	/*
+	 * Each timed exit of the kvm_exit machine also to outliers[0], each of
+	 * the userspace machine to outliers[1] (stats_outliers_add), with its
+	 * timestamp, thread, vcpu, row name and sub-key.
+	 */
+	struct stats_outliers *outliers[2];
+	/*
+	 * --anatomy: each timed exit split into its parts (stats.h, enum
+	 * stats_part), keyed as the exit tables are; outliers carry their
+	 * split. The caller's decoder must give KES_SCHED events and the halt's
+	 * fields (decode_anatomy(), decode_need_details()).
+	 */
+	struct stats_anatomy *anatomy[2];
+	/* thread_hook(arg, tid) once per thread, when an event of it first comes (a split's owner check) */
+	void (*thread_hook)(void *arg, int32_t tid);
+	void *thread_hook_arg;
+};
+
+struct pair *pair_new(const struct pair_opts *o);
 void pair_free(struct pair *p);
-/*
- * Each timed exit of the kvm_exit machine also goes to exits, each of the
- * userspace machine to uexits (stats_outliers_add), with its timestamp,
- * thread, vcpu, row name and sub-key. The pair does not own them; NULL: none.
- */
-void pair_set_outliers(struct pair *p, struct stats_outliers *exits,
-		       struct stats_outliers *uexits);
-/*
- * --anatomy: each timed exit of the kvm_exit machine is also split into its
- * parts (stats.h, enum stats_part) into exits, each of the userspace one into
- * uexits, keyed as the exit tables are; outliers carry their split. The
- * caller's decoder must give KES_SCHED events and the halt's fields
- * (decode_anatomy(), decode_need_details()). NULL, NULL: off (the default).
- */
-void pair_set_anatomy(struct pair *p, struct stats_anatomy *exits, struct stats_anatomy *uexits);
-/* Count each exit under namer()'s name instead of its reason. */
-void pair_set_namer(struct pair *p, pair_namer_fn fn, void *arg);
-/* fn(arg, tid) once per thread, when an event of it first comes (a split's owner check). */
-void pair_set_thread_hook(struct pair *p, void (*fn)(void *arg, int32_t tid), void *arg);
 /* Does a view read detail events' fields (sub-keys, bucket names, outliers)? */
 bool pair_reads_details(const struct pair *p);
 void pair_event(struct pair *p, const struct kes_event *ev);

@@ -106,7 +106,7 @@ struct pair {
 	struct stats_table *exits, *uexits;
 	const uint64_t *epoch[2]; /* stats_table_epoch() of exits, uexits */
 	bool with_sub;
-	bool by_guest; /* the sub-key is the guest's pc (pair_set_by_guest()) */
+	bool by_guest; /* the sub-key is the guest's pc (pair_opts.by_guest) */
 	struct thread *threads;
 	size_t nslots, used;
 	struct pair_counts n;
@@ -114,7 +114,7 @@ struct pair {
 	struct stats_outliers *out[2]; /* [0] kvm_exit, [1] userspace exits; NULL: none kept */
 	pair_namer_fn namer;
 	void *namer_arg;
-	/* a view reads detail events' fields (sub-keys, buckets, outliers): see details_used() */
+	/* a view reads detail events' fields (sub-keys, buckets, outliers): see pair_new() */
 	bool details;
 	struct thread *last; /* the thread of the last event: events come in runs of one thread */
 	/*
@@ -132,74 +132,39 @@ struct pair {
 	bool hooked; /* anatomy or nested: one test per timed exit for both (hooks()) */
 };
 
-static void details_used(struct pair *p)
-{
-	/* the anatomy reads kvm_vcpu_wakeup, and each event's place on its thread's clock */
-	p->details = p->with_sub || p->by_guest || p->namer || p->out[0] || p->out[1] || p->anatomy ||
-		     p->nested;
-	p->hooked = p->anatomy || p->nested;
-}
-
 bool pair_reads_details(const struct pair *p)
 {
 	return p->details;
 }
 
-struct pair *pair_new(struct stats_table *exits, struct stats_table *uexits, bool with_sub)
+struct pair *pair_new(const struct pair_opts *o)
 {
 	struct pair *p = xcalloc(1, sizeof(*p));
 
-	p->exits = exits;
-	p->uexits = uexits;
-	p->epoch[0] = stats_table_epoch(exits);
-	p->epoch[1] = stats_table_epoch(uexits);
-	p->with_sub = with_sub;
+	p->exits = o->exits;
+	p->uexits = o->uexits;
+	p->epoch[0] = stats_table_epoch(o->exits);
+	p->epoch[1] = stats_table_epoch(o->uexits);
+	p->with_sub = o->with_sub;
+	p->by_guest = o->by_guest;
+	p->nested = o->nested;
+	p->namer = o->namer;
+	p->namer_arg = o->namer_arg;
+	p->out[0] = o->outliers[0];
+	p->out[1] = o->outliers[1];
+	p->an[0] = o->anatomy[0];
+	p->an[1] = o->anatomy[1];
+	p->anatomy = o->anatomy[0] || o->anatomy[1];
+	p->thread_hook = o->thread_hook;
+	p->thread_hook_arg = o->thread_hook_arg;
+	/* the anatomy reads kvm_vcpu_wakeup, and each event's place on its thread's clock */
+	p->details = p->with_sub || p->by_guest || p->namer || p->out[0] || p->out[1] || p->anatomy ||
+		     p->nested;
+	p->hooked = p->anatomy || p->nested;
 	p->nslots = 64;
 	p->threads = xcalloc(p->nslots, sizeof(*p->threads));
 	p->tig = intern(KES_TIMEINGUEST);
-	details_used(p);
 	return p;
-}
-
-void pair_set_outliers(struct pair *p, struct stats_outliers *exits,
-		       struct stats_outliers *uexits)
-{
-	p->out[0] = exits;
-	p->out[1] = uexits;
-	details_used(p);
-}
-
-void pair_set_namer(struct pair *p, pair_namer_fn fn, void *arg)
-{
-	p->namer = fn;
-	p->namer_arg = arg;
-	details_used(p);
-}
-
-void pair_set_by_guest(struct pair *p)
-{
-	p->by_guest = true;
-	details_used(p); /* the decoder reads the pc only for a view that reads details */
-}
-
-void pair_set_nested(struct pair *p, struct stats_nested *n)
-{
-	p->nested = n;
-	details_used(p);
-}
-
-void pair_set_thread_hook(struct pair *p, void (*fn)(void *arg, int32_t tid), void *arg)
-{
-	p->thread_hook = fn;
-	p->thread_hook_arg = arg;
-}
-
-void pair_set_anatomy(struct pair *p, struct stats_anatomy *exits, struct stats_anatomy *uexits)
-{
-	p->an[0] = exits;
-	p->an[1] = uexits;
-	p->anatomy = exits || uexits;
-	details_used(p);
 }
 
 void pair_free(struct pair *p)
@@ -806,7 +771,7 @@ void pair_event(struct pair *p, const struct kes_event *ev)
 		return;
 	}
 	t->last_ts = ev->ts;
-	/* A detail no view reads (details_used()): its place in time was all it had to give. */
+	/* A detail no view reads (pair_new(): p->details): its place in time was all it had to give. */
 	if (ev->kind != KES_DETAIL || p->details)
 		machine_event(p, t, ev);
 }

@@ -899,15 +899,15 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 			if (o->anatomy[i])
 				stats_anatomy_set_sub_cap(o->anatomy[i], STATS_SUB_CAP);
 	}
-	c.p = pair_new(r->exits, r->uexits, o->with_sub);
-	if (o->by_guest)
-		pair_set_by_guest(c.p);
-	if (o->nested)
-		pair_set_nested(c.p, o->nested);
-	if (o->buckets)
-		pair_set_namer(c.p, bucket_map_namer, (void *)o->buckets);
-	pair_set_outliers(c.p, o->outliers[0], o->outliers[1]);
-	pair_set_anatomy(c.p, o->anatomy[0], o->anatomy[1]);
+	c.p = pair_new(&(struct pair_opts){.exits = r->exits,
+					   .uexits = r->uexits,
+					   .with_sub = o->with_sub,
+					   .by_guest = o->by_guest,
+					   .nested = o->nested,
+					   .namer = o->buckets ? bucket_map_namer : NULL,
+					   .namer_arg = (void *)o->buckets,
+					   .outliers = {o->outliers[0], o->outliers[1]},
+					   .anatomy = {o->anatomy[0], o->anatomy[1]}});
 	if (k == INPUT_TRACEDAT)
 		ret = load_tracedat(fd, path, &c);
 	else if (k == INPUT_PERF_DATA)

@@ -149,12 +149,14 @@ static void half_init(struct half *h, int id, struct owners *own, const struct s
 	h->d = decode_new(in->tep, in->types);
 	h->exits = stats_table_new();
 	h->uexits = stats_table_new();
-	h->p = pair_new(h->exits, h->uexits, false);
 	for (int i = 0; i < 2; i++)
 		h->out[i] = in->outliers[i] ? stats_outliers_new_like(in->outliers[i]) : NULL;
-	pair_set_outliers(h->p, h->out[0], h->out[1]);
+	h->p = pair_new(&(struct pair_opts){.exits = h->exits,
+					    .uexits = h->uexits,
+					    .outliers = {h->out[0], h->out[1]},
+					    .thread_hook = claim,
+					    .thread_hook_arg = h});
 	decode_need_details(h->d, pair_reads_details(h->p));
-	pair_set_thread_hook(h->p, claim, h);
 	struct feed_opts fo = {.d = h->d, .p = h->p, .ts_unit = in->ts_unit, .stop = &own->stop};
 	h->f = feed_new(&fo);
 }

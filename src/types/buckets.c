@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Timing bucket maps: parser, checker and the per-exit lookup that pair/
- * calls through pair_set_namer(). Format: kvm-exitstat-exit-types(5),
+ * calls through pair_opts.namer. Format: kvm-exitstat-exit-types(5),
  * BUCKET MAPS.
  *
  * A user's map is untrusted input: lines are copied into a bounded buffer,

@@ -273,7 +273,6 @@ static void setup_anatomy(struct watch *l)
 		l->an_total[s] = stats_anatomy_new();
 	}
 	decode_anatomy(l->d);
-	pair_set_anatomy(l->p, l->an_cur[WATCH_EXITS], l->an_cur[WATCH_UEXITS]);
 }
 
 struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
@@ -312,19 +311,22 @@ struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
 	 * not with buckets: those need kvm_page_fault, whose addresses would
 	 * be sub-keys.
 	 */
-	l->p = pair_new(l->cur[WATCH_EXITS], l->cur[WATCH_UEXITS], o->subkeys && !o->buckets);
-	if (o->subkeys && o->by_guest && !o->buckets)
-		pair_set_by_guest(l->p);
-	if (o->buckets)
-		pair_set_namer(l->p, bucket_map_namer, o->buckets);
 	if (o->slower_ns) {
 		l->slower_ns = o->slower_ns;
 		for (int s = 0; s < WATCH_NSRC; s++)
 			l->slow[s] = stats_outliers_new(WATCH_SLOW_KEEP, o->slower_ns);
-		pair_set_outliers(l->p, l->slow[WATCH_EXITS], l->slow[WATCH_UEXITS]);
 	}
 	if (o->anatomy)
 		setup_anatomy(l);
+	l->p = pair_new(&(struct pair_opts){
+	    .exits = l->cur[WATCH_EXITS],
+	    .uexits = l->cur[WATCH_UEXITS],
+	    .with_sub = o->subkeys && !o->buckets,
+	    .by_guest = o->subkeys && o->by_guest && !o->buckets,
+	    .namer = o->buckets ? bucket_map_namer : NULL,
+	    .namer_arg = o->buckets,
+	    .outliers = {l->slow[WATCH_EXITS], l->slow[WATCH_UEXITS]},
+	    .anatomy = {l->an_cur[WATCH_EXITS], l->an_cur[WATCH_UEXITS]}});
 	setup_feed(l);
 	return l;
 }

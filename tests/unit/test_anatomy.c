@@ -30,9 +30,8 @@ static void setup(void)
 	au = stats_anatomy_new();
 	ox = stats_outliers_new(1000, 0);
 	ou = stats_outliers_new(1000, 0);
-	p = pair_new(ex, ux, false);
-	pair_set_outliers(p, ox, ou);
-	pair_set_anatomy(p, ax, au);
+	p = pair_new(&(struct pair_opts){
+	    .exits = ex, .uexits = ux, .outliers = {ox, ou}, .anatomy = {ax, au}});
 }
 
 static void teardown(void)
@@ -430,8 +429,7 @@ static void test_off(void)
 	ex = stats_table_new();
 	ux = stats_table_new();
 	ox = stats_outliers_new(10, 0);
-	p = pair_new(ex, ux, false);
-	pair_set_outliers(p, ox, NULL);
+	p = pair_new(&(struct pair_opts){.exits = ex, .uexits = ux, .outliers = {ox}});
 	kexit(0, 0, "io");
 	sw(10, 0, VCPU, "vcpu", 0, HOG, "hog");
 	kentry(100, 0);

@@ -66,11 +66,19 @@ static const struct stats_acc *get(struct stats_table *t, const char *name, int3
 	    t, &(struct stats_key){.name = intern(name), .tid = tid, .vcpu = vcpu});
 }
 
-static void setup(bool with_sub)
+/* The pair with o's views, over fresh tables ex and ux. */
+static void setup_opts(struct pair_opts o)
 {
 	ex = stats_table_new();
 	ux = stats_table_new();
-	p = pair_new(ex, ux, with_sub);
+	o.exits = ex;
+	o.uexits = ux;
+	p = pair_new(&o);
+}
+
+static void setup(bool with_sub)
+{
+	setup_opts((struct pair_opts){.with_sub = with_sub});
 }
 
 static void teardown(void)
@@ -288,8 +296,7 @@ static const char *namer(void *arg, const char *isa, const char *reason,
 
 static void test_namer(void)
 {
-	setup(false);
-	pair_set_namer(p, namer, NULL);
+	setup_opts((struct pair_opts){.namer = namer});
 	ev(100, 10, KES_EXIT, "EPT_MISCONFIG", 0);
 	detail(110, 10, KES_D_EMULATE, 0, 0);
 	detail(120, 10, KES_D_MMIO, 0, 1);
@@ -329,8 +336,7 @@ static const char *value_namer(void *arg, const char *isa, const char *reason,
 /* Each kind's first value, per exit: a later one, or the previous exit's, never shows. */
 static void test_values(void)
 {
-	setup(false);
-	pair_set_namer(p, value_namer, NULL);
+	setup_opts((struct pair_opts){.namer = value_namer});
 	ev(100, 10, KES_EXIT, "EPT_VIOLATION", 0);
 	detail_v(110, 10, KES_D_PF, 0x184);
 	detail_v(115, 20, KES_D_PF, 0x4); /* another thread's: not this exit's */
@@ -378,8 +384,7 @@ static void uexit_implies(uint64_t ts, int32_t tid, const char *reason, enum kes
  */
 static void test_uexit_details(void)
 {
-	setup(false);
-	pair_set_namer(p, namer, NULL);
+	setup_opts((struct pair_opts){.namer = namer});
 	ev(100, 10, KES_EXIT, "H_DATA_STORAGE", 0); /* HV order */
 	uexit_implies(150, 10, "KVM_EXIT_MMIO", KES_D_MMIO);
 	ev(200, 10, KES_ENTRY, NULL, 0);
@@ -449,8 +454,7 @@ static void test_exit_detail(void)
 			      .reason = intern("RETURN_TO_HOST"),
 			      .isa = intern("ppc_book3s_hv")};
 
-	setup(true);
-	pair_set_namer(p, halt_namer, NULL);
+	setup_opts((struct pair_opts){.with_sub = true, .namer = halt_namer});
 	pair_event(p, &e);
 	ev(400, 10, KES_ENTRY, NULL, 0);
 	ev(500, 10, KES_EXIT, "RETURN_TO_HOST", 0);
@@ -480,9 +484,7 @@ static void test_halt_flag(void)
 	struct stats_outliers *o = stats_outliers_new(8, 50);
 	struct stats_outlier *v;
 
-	setup(true);
-	pair_set_namer(p, halt_namer, NULL);
-	pair_set_outliers(p, o, NULL);
+	setup_opts((struct pair_opts){.with_sub = true, .namer = halt_namer, .outliers = {o}});
 	pair_event(p, &e);
 	ev(5100, 10, KES_ENTRY, NULL, 0);
 	ev(5200, 10, KES_EXIT, "io", 0);

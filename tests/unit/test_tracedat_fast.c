@@ -212,7 +212,7 @@ static long compare_feed(const char *path)
 		return 0;
 	}
 	struct stats_table *x = stats_table_new(), *u = stats_table_new();
-	struct pair *p = pair_new(x, u, false);
+	struct pair *p = pair_new(&(struct pair_opts){.exits = x, .uexits = u});
 	a.d = b.d = decode_new(tracedat_tep(td), &types);
 	struct feed_opts fo = {.d = a.d, .p = p, .keep = feed_seen, .keep_arg = &a};
 	struct feed_opts go = {.d = a.d, .p = p, .keep = feed_seen, .keep_arg = &c};
@@ -653,7 +653,9 @@ static void feed_file(const char *path, int via, struct pair_counts *pc, struct 
 	if (!td)
 		return;
 	struct stats_table *x = stats_table_new(), *u = stats_table_new();
-	struct pair *p = pair_new(x, u, false);
+	/* VIA_PIPE: note_thread() sees which thread pairs */
+	struct pair *p = pair_new(&(struct pair_opts){
+	    .exits = x, .uexits = u, .thread_hook = via == VIA_PIPE ? note_thread : NULL});
 	struct decoder *d = decode_new(tracedat_tep(td), &types);
 
 	decode_need_details(d, false);
@@ -665,8 +667,6 @@ static void feed_file(const char *path, int via, struct pair_counts *pc, struct 
 
 	caller = pthread_self();
 	threads_met = threads_elsewhere = 0;
-	if (via == VIA_PIPE)
-		pair_set_thread_hook(p, note_thread, NULL);
 
 	if (via == VIA_RECORDS) {
 		tracedat_set_fast(td, false);
