@@ -103,7 +103,7 @@ struct input_result {
 	char **warnings;
 	size_t nwarnings;
 	/*
-	 * input_load() failed, saying nothing, because the input is a snapshot
+	 * input_load() failed, its errbuf empty, because the input is a snapshot
 	 * of KVM's statistics (record --stats): report and diff take it apart.
 	 */
 	bool kstat_snapshot;
@@ -141,11 +141,15 @@ const struct stats_table *input_main_table(const struct input_result *r, const c
 
 void input_result_init(struct input_result *r);
 void input_result_free(struct input_result *r);
+/* input_load()'s errbuf: a reason names two paths at most, each up to PATH_MAX. */
+#define INPUT_ERR_MAX (3 * 4096)
 /*
  * Load one input into r (merging into what is already there). Returns 0, or
- * -1 after printing one line with err(): missing file, empty, truncated or
- * corrupt, no KVM events.
+ * -1 with one line in errbuf for the caller to print: missing file, empty,
+ * truncated or corrupt, no KVM events (errbuf empty: r->kstat_snapshot).
+ * Nothing below cli/ prints (err.h).
  */
-int input_load(const char *path, const struct input_opts *o, struct input_result *r);
+int input_load(const char *path, const struct input_opts *o, struct input_result *r, char *errbuf,
+	       size_t errlen);
 
 #endif

@@ -282,11 +282,10 @@ static int run_diff(void *arg)
 	struct input_opts io = {.vcpu = -1};
 	struct input_result r[2];
 	struct exit_types types;
+	char e[INPUT_ERR_MAX];
 	int ret = 1, loaded = 0;
 
 	if (o->svg) {
-		char e[512];
-
 		/* the name and the directory are checked before the work, not after */
 		o->svg_out = outfile_open(o->svg, OUTFILE_REPLACE, e, sizeof(e));
 		if (!o->svg_out) {
@@ -308,9 +307,11 @@ static int run_diff(void *arg)
 			o->an[loaded][0] = io.anatomy[0] = stats_anatomy_new();
 			o->an[loaded][1] = io.anatomy[1] = stats_anatomy_new();
 		}
-		if (input_load(o->path[loaded], &io, &r[loaded]) < 0) {
+		if (input_load(o->path[loaded], &io, &r[loaded], e, sizeof(e)) < 0) {
 			if (r[loaded].kstat_snapshot)
 				ret = kstat_diff(o);
+			else
+				err("%s", e);
 			loaded++;
 			goto out;
 		}

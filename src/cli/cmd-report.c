@@ -676,6 +676,7 @@ static int run(void *arg)
 	struct exit_types types;
 	struct bucket_map *map = NULL;
 	struct input_result r;
+	char e[INPUT_ERR_MAX];
 	int ret = 1;
 
 	if (cli_load_exit_types(&types, o->types.files, o->types.n) < 0)
@@ -704,9 +705,11 @@ static int run(void *arg)
 	o->ro.width = cli_out_width(o->ro.width);
 	tracedat_probe_carry_on(); /* one libtracecmd open of a trace.dat, not two */
 	for (size_t i = 0; i < o->ninputs; i++) {
-		if (input_load(o->inputs[i], &o->io, &r) < 0) {
+		if (input_load(o->inputs[i], &o->io, &r, e, sizeof(e)) < 0) {
 			if (r.kstat_snapshot)
 				ret = kstat_report(o, o->inputs[i]);
+			else
+				err("%s", e);
 			goto out;
 		}
 		if ((o->slowest || o->anatomy || o->nested) && !input_has_events(r.kind)) {

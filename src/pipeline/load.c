@@ -164,6 +164,8 @@ struct ctx {
 	bool anatomy;		    /* --anatomy */
 	bool has_sched;		    /* the input has scheduler events to split by */
 	const char *path;
+	char *e; /* input_load()'s caller's buffer, for the one line of a refusal */
+	size_t elen;
 };
 
 static const char *thread_name(const struct ctx *c, int32_t tid)
@@ -309,14 +311,15 @@ static void feed_seen(struct ctx *c)
  * kvm_exit reasons are the ISA's (x86's "io" is not arm64's "DABT_LOW"; the
  * same number names other exits on VMX and SVM): inputs of two ISAs would
  * merge into one table under the first ISA's name. Refused; userspace exits
- * (KVM_EXIT_*, no ISA) merge across them. 0, or -1 after err().
+ * (KVM_EXIT_*, no ISA) merge across them. 0, or -1 with the reason in e.
  */
-static int merge_isa(struct input_result *r, const char *isa, const char *path)
+static int merge_isa(struct input_result *r, const char *isa, const char *path, char *e,
+		     size_t elen)
 {
 	if (!isa)
 		return 0;
 	if (r->isa && strcmp(r->isa, isa))
-		return err("'%s': its exits are %s's, the inputs' before it %s's: exit reasons "
+		return err_buf(e, elen, "'%s': its exits are %s's, the inputs' before it %s's: exit reasons "
 			   "of two ISAs do not merge (report them apart)",
 			   path, isa, r->isa);
 	r->isa = isa;
@@ -457,15 +460,15 @@ static void comm_of_row(const struct stats_key *k, const struct stats_acc *a, vo
 		add_comm(w->r, k->tid, tep_data_comm_from_pid(w->tep, k->tid));
 }
 
-/* The decoder for td's formats, or NULL after err(). */
+/* The decoder for td's formats, or NULL with the reason in c->e. */
 static struct decoder *tracedat_decoder(struct tracedat *td, const char *path, struct ctx *c)
 {
 	struct decoder *d = decode_new(tracedat_tep(td), c->o->types);
 
 	if (decode_error(d)) {
-		err("'%s': %s", path, decode_error(d));
+		err_buf(c->e, c->elen, "'%s': %s", path, decode_error(d));
 	} else if (decode_nbound(d) == 0) {
-		err("'%s': no KVM events in this trace.dat (recorded without -e kvm?)", path);
+		err_buf(c->e, c->elen, "'%s': no KVM events in this trace.dat (recorded without -e kvm?)", path);
 	} else {
 		return d;
 	}
@@ -499,7 +502,7 @@ static int tracedat_after(struct tracedat *td, const char *path, struct ctx *c)
 	tracedat_get_info(td, &info);
 	if (info.host)
 		add_host(c->r, info.host);
-	return tallies_check(&c->tally, &info, path, c->r);
+	return tallies_check(&c->tally, &info, path, c->r, c->e, c->elen);
 }
 
 /* This input's map into the merged one (report --per-vm names VMs from it). */
@@ -525,7 +528,7 @@ static void merge_procmap(struct input_result *r, const struct procmap *pm)
 /*
  * The thread map record kept in the file (NULL: none, an older recording or
  * trace-cmd's): --pid then matches thread ids only, which is said once; -g
- * cannot work without it. Returns 0, or -1 after err().
+ * cannot work without it. Returns 0, or -1 with the reason in c->e.
  */
 static int use_procmap(struct ctx *c, const char *path, const char *text, size_t len,
 		       struct procmap **pm)
@@ -540,7 +543,7 @@ static int use_procmap(struct ctx *c, const char *path, const char *text, size_t
 	} else {
 		c->r->procs_missing = true;
 		if (c->o->vm_name)
-			return err("'%s': -g needs the VM names kvm-exitstat record keeps; this "
+			return err_buf(c->e, c->elen, "'%s': -g needs the VM names kvm-exitstat record keeps; this "
 				   "input has none (use --pid with a thread id)",
 				   path);
 		if (c->o->npids)
@@ -588,7 +591,7 @@ static int load_tracedat(int fd, const char *path, struct ctx *c)
 	if (!td) {
 		if (sfd >= 0)
 			close(sfd);
-		return err("'%s': %s", path, e);
+		return err_buf(c->e, c->elen, "'%s': %s", path, e);
 	}
 	c->d = tracedat_decoder(td, path, c);
 	if (c->d)
@@ -605,7 +608,7 @@ static int load_tracedat(int fd, const char *path, struct ctx *c)
 	if (c->d) {
 		ret = read_tracedat(td, c, e, sizeof(e));
 		if (ret < 0)
-			err("'%s': %s", path, e);
+			err_buf(c->e, c->elen, "'%s': %s", path, e);
 		else
 			ret = tracedat_after(td, path, c);
 	}
@@ -705,7 +708,7 @@ static int load_text(int fd, const char *path, struct ctx *c)
 	int rc = text_read_fd(fd, c->o->types, &ops, &n, e, sizeof(e));
 	input_feed_end(c);
 	if (rc < 0)
-		return err("'%s': %s", path, e);
+		return err_buf(c->e, c->elen, "'%s': %s", path, e);
 	c->r->events += n.events;
 	c->r->text_inputs++;
 	/* what printed it: the header named all text "ftrace text", perf script's too */
@@ -716,7 +719,7 @@ static int load_text(int fd, const char *path, struct ctx *c)
 		c->r->nu_first_line = n.first_bad_line;
 	c->r->not_understood += n.not_understood;
 	if (n.not_understood && !c->fc.exits)
-		return err("'%s': no exit could be read, %llu line%s not understood: the first, "
+		return err_buf(c->e, c->elen, "'%s': no exit could be read, %llu line%s not understood: the first, "
 			   "line %llu: %s",
 			   path, (unsigned long long)n.not_understood, n.not_understood == 1 ? "" : "s",
 			   (unsigned long long)n.first_bad_line, n.why);
@@ -750,7 +753,7 @@ static int load_perfdata(int fd, const char *path, struct ctx *c)
 	int tfd = perfdata_to_text(fd, path, e, sizeof(e)), ret;
 
 	if (tfd < 0)
-		return err("'%s': %s", path, e);
+		return err_buf(c->e, c->elen, "'%s': %s", path, e);
 	ret = load_text(tfd, path, c);
 	close(tfd);
 	return ret;
@@ -765,15 +768,16 @@ static int load_peer(int fd, const char *path, struct ctx *c)
 	int ret;
 
 	if (c->o->npids || c->o->vcpu >= 0 || c->o->vm_name || c->o->buckets)
-		return err("'%s': -p, -g, --vcpu and --buckets do not apply to another tool's "
+		return err_buf(c->e, c->elen,
+			       "'%s': -p, -g, --vcpu and --buckets do not apply to another tool's "
 			   "report",
 			   path);
 	if (lseek(fd, 0, SEEK_SET) < 0 || file_read_fd(fd, &text, &len) < 0)
-		return err_errno("cannot read '%s'", path);
+		return err_buf_errno(c->e, c->elen, "cannot read '%s'", path);
 	ret = peertext_parse(text, len, c->o->types, c->r->summary, &info, e, sizeof(e));
 	free(text);
 	if (ret < 0)
-		return err("'%s': %s", path, e);
+		return err_buf(c->e, c->elen, "'%s': %s", path, e);
 	c->r->kind_name = peertext_form_name(info.form);
 	c->r->lost_known = false;
 	c->r->counts_only |= info.form != PEERTEXT_PERF_KVM_STAT || info.times_unknown;
@@ -792,40 +796,43 @@ static int load_summary(int fd, const char *path, struct ctx *c)
 	char e[256];
 
 	if (ppctext_load_fd(fd, path, NULL, c->r->summary, NULL, e, sizeof(e)) < 0)
-		return err("'%s': %s", path, e);
+		return err_buf(c->e, c->elen, "'%s': %s", path, e);
 	return 0;
 }
 
 /* A report's rows are already what the filters would select from: they cannot apply. */
-static int load_json(int fd, const char *path, const struct input_opts *o,
-		     struct input_result *r)
+static int load_json(int fd, const char *path, const struct ctx *c)
 {
+	const struct input_opts *o = c->o;
+	struct input_result *r = c->r;
 	struct reportjson_meta m;
-	char e[512];
 
 	if (o->npids || o->vcpu >= 0 || o->vm_name || o->buckets)
-		return err("'%s': -p, -g, --vcpu and --buckets do not apply to a JSON report", path);
+		return err_buf(c->e, c->elen,
+			       "'%s': -p, -g, --vcpu and --buckets do not apply to a JSON report", path);
 	r->procs_missing = true;
-	if (reportjson_load(fd, path, r->exits, r->uexits, r->summary, &m, e, sizeof(e)) < 0)
-		return err("%s", e);
-	if (merge_json_meta(r, &m, path) < 0) {
+	if (reportjson_load(fd, path, r->exits, r->uexits, r->summary, &m, c->e, c->elen) < 0)
+		return -1;
+	if (merge_json_meta(r, &m, path, c->e, c->elen) < 0) {
 		free(m.hosts);
 		return -1;
 	}
 	add_hosts(r, m.hosts, m.nhosts);
 	free(m.hosts);
-	return merge_isa(r, m.isa, path);
+	return merge_isa(r, m.isa, path, c->e, c->elen);
 }
 
-static int no_input(const char *path)
+static int no_input(const char *path, char *e, size_t elen)
 {
 	if (errno == ENODATA)
-		return err("'%s': empty file", path);
+		return err_buf(e, elen, "'%s': empty file", path);
 	if (errno == EINVAL)
-		return err("'%s': not a regular file (a FIFO or device cannot be read)", path);
+		return err_buf(e, elen, "'%s': not a regular file (a FIFO or device cannot be read)",
+			       path);
 	if (errno)
-		return err_errno("cannot open '%s'", path);
-	return err("'%s': not a trace.dat, ftrace/perf text, or PPC timing report", path);
+		return err_buf_errno(e, elen, "cannot open '%s'", path);
+	return err_buf(e, elen, "'%s': not a trace.dat, ftrace/perf text, or PPC timing report",
+		       path);
 }
 
 /* --vcpu N: refused when some exits' vCPU is not known, or when there is no vCPU N. */
@@ -838,7 +845,7 @@ static int check_vcpu(const struct ctx *c, const char *path)
 	const char *name = c->unknown_name ? term_safe(c->unknown_name, shown, sizeof(shown)) : NULL;
 
 	if (c->vcpu_unknown)
-		return err("'%s': --vcpu: the vCPU of %llu exit%s is not known (thread %d: no "
+		return err_buf(c->e, c->elen, "'%s': --vcpu: the vCPU of %llu exit%s is not known (thread %d: no "
 			   "vcpu_id in its events, no vCPU in the file's thread map, and its name "
 			   "%s%s%s says none, as QEMU's \"CPU N/KVM\" would)",
 			   path, (unsigned long long)c->vcpu_unknown, c->vcpu_unknown == 1 ? "" : "s",
@@ -851,21 +858,22 @@ static int check_vcpu(const struct ctx *c, const char *path)
 			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", n ? ", " : "", v);
 	/* -p/-g left nothing at all: a list of no vCPUs would hide why */
 	if (!n && (c->o->npids || c->o->vm_name))
-		return err("'%s': no exits of vCPU %d: -p/-g selected no exits at all%s", path,
+		return err_buf(c->e, c->elen, "'%s': no exits of vCPU %d: -p/-g selected no exits at all%s", path,
 			   (int)c->o->vcpu,
 			   c->no_map ? " (it has no thread->process map: -p matched thread ids only)"
 				     : "");
-	return err("'%s': no exits of vCPU %d%s%s%s", path, (int)c->o->vcpu,
+	return err_buf(c->e, c->elen, "'%s': no exits of vCPU %d%s%s%s", path, (int)c->o->vcpu,
 		   !n				      ? ""
 		   : c->o->npids || c->o->vm_name ? " (the selected processes' vCPUs: "
 						  : " (its vCPUs: ",
 		   list, n ? ")" : "");
 }
 
-static int load_fd(int fd, const char *path, const struct input_opts *o, struct input_result *r)
+static int load_fd(int fd, const char *path, const struct input_opts *o, struct input_result *r,
+		   char *e, size_t elen)
 {
 	enum input_kind k = input_detect(fd);
-	struct ctx c = {.o = o, .r = r};
+	struct ctx c = {.o = o, .r = r, .e = e, .elen = elen};
 
 	c.filtered = o->vcpu >= 0 || o->npids || o->vm_name;
 	c.anatomy = anatomy_of(o);
@@ -874,7 +882,7 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	int ret;
 
 	if (k == INPUT_UNKNOWN)
-		return no_input(path);
+		return no_input(path, e, elen);
 	if (k == INPUT_KSTAT_JSON) {
 		r->kstat_snapshot = true;
 		return -1;
@@ -889,9 +897,9 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	uint64_t ticks_before = r->ts_ticks;
 
 	if (k == INPUT_REPORT_JSON)
-		return load_json(fd, path, o, r) < 0
+		return load_json(fd, path, &c) < 0
 			   ? -1
-			   : merge_units_check(r, path, r->ts_ticks > ticks_before);
+			   : merge_units_check(r, path, r->ts_ticks > ticks_before, e, elen);
 	if (o->with_sub) {
 		stats_table_set_sub_cap(r->exits, STATS_SUB_CAP);
 		stats_table_set_sub_cap(r->uexits, STATS_SUB_CAP);
@@ -947,14 +955,14 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	if (ret == 0 && o->vcpu >= 0)
 		ret = check_vcpu(&c, path);
 	if (ret == 0)
-		ret = merge_isa(r, c.fc.isa, path);
+		ret = merge_isa(r, c.fc.isa, path, e, elen);
 	if (ret == 0 && r->kvm_events == before)
-		return err("'%s': no KVM exit events%s%s", path,
+		return err_buf(e, elen, "'%s': no KVM exit events%s%s", path,
 			   o->npids || o->vm_name ? " for the selected processes" : "",
 			   o->npids && c.no_map ? " (it has no thread->process map: -p matched "
 						  "thread ids only)"
 						: "");
-	return ret < 0 ? ret : merge_units_check(r, path, r->ts_ticks > ticks_before);
+	return ret < 0 ? ret : merge_units_check(r, path, r->ts_ticks > ticks_before, e, elen);
 }
 
 /*
@@ -962,7 +970,7 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
  * summed silently): refused, whatever names it went by. Standard input is a
  * copy of its own each time, and a pipe can be read once anyway.
  */
-static int once(int fd, const char *path, struct input_result *r)
+static int once(int fd, const char *path, struct input_result *r, char *e, size_t elen)
 {
 	struct stat st;
 
@@ -971,7 +979,7 @@ static int once(int fd, const char *path, struct input_result *r)
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (r->files[i].dev == (unsigned long long)st.st_dev &&
 		    r->files[i].ino == (unsigned long long)st.st_ino)
-			return err("'%s' is an input already (the same file): its exits would be "
+			return err_buf(e, elen, "'%s' is an input already (the same file): its exits would be "
 				   "counted twice",
 				   path);
 	r->files = xrealloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
@@ -979,13 +987,16 @@ static int once(int fd, const char *path, struct input_result *r)
 	return 0;
 }
 
-int input_load(const char *path, const struct input_opts *o, struct input_result *r)
+int input_load(const char *path, const struct input_opts *o, struct input_result *r, char *errbuf,
+	       size_t errlen)
 {
 	int fd = open_input(path), ret;
 
+	if (errbuf && errlen)
+		*errbuf = '\0';
 	if (fd < 0)
-		return no_input(path);
-	ret = once(fd, path, r) < 0 ? -1 : load_fd(fd, path, o, r);
+		return no_input(path, errbuf, errlen);
+	ret = once(fd, path, r, errbuf, errlen) < 0 ? -1 : load_fd(fd, path, o, r, errbuf, errlen);
 	close(fd);
 	return ret;
 }

@@ -15,25 +15,38 @@
 #include "err.h"
 #include "pipeline-local.h"
 
-/* *to += v, or -1 (after err()) when it would pass 2^64. */
-static int add(uint64_t *to, uint64_t v, const char *path, const char *what)
+/* The first sum that would pass 2^64, named, or NULL: r's counts grow by m's. */
+static const char *add_all(struct input_result *r, const struct reportjson_meta *m)
 {
-	if (!__builtin_add_overflow(*to, v, to))
-		return 0;
-	return err("'%s': its %s added to the inputs' before it pass 2^64: not merged", path, what);
+	const struct {
+		uint64_t *to, v;
+		const char *what;
+	} sums[] = {
+	    {&r->events, m->events, "events"},
+	    {&r->kvm_events, m->events, "events"},
+	    {&r->lost, m->lost, "lost events"},
+	    {&r->unpaired, m->untimed, "untimed exits"},
+	    {&r->ts_backwards, m->backwards, "ts_backwards"},
+	    {&r->threadless_exits, m->threadless_exits, "exits_no_thread"},
+	    {&r->sub_folded, m->sub_folded, "sub_folded"},
+	    {&r->wall_ns, m->wall_ns, "wall_ns"},
+	};
+
+	for (size_t i = 0; i < sizeof(sums) / sizeof(sums[0]); i++)
+		if (__builtin_add_overflow(*sums[i].to, sums[i].v, sums[i].to))
+			return sums[i].what;
+	return NULL;
 }
 
-int merge_json_meta(struct input_result *r, const struct reportjson_meta *m, const char *path)
+int merge_json_meta(struct input_result *r, const struct reportjson_meta *m, const char *path,
+		    char *e, size_t elen)
 {
-	if (add(&r->events, m->events, path, "events") < 0 ||
-	    add(&r->kvm_events, m->events, path, "events") < 0 ||
-	    add(&r->lost, m->lost, path, "lost events") < 0 ||
-	    add(&r->unpaired, m->untimed, path, "untimed exits") < 0 ||
-	    add(&r->ts_backwards, m->backwards, path, "ts_backwards") < 0 ||
-	    add(&r->threadless_exits, m->threadless_exits, path, "exits_no_thread") < 0 ||
-	    add(&r->sub_folded, m->sub_folded, path, "sub_folded") < 0 ||
-	    add(&r->wall_ns, m->wall_ns, path, "wall_ns") < 0)
-		return -1;
+	const char *what = add_all(r, m);
+
+	if (what)
+		return err_buf(e, elen,
+			       "'%s': its %s added to the inputs' before it pass 2^64: not merged",
+			       path, what);
 	r->lost_known = r->lost_known && m->lost_known;
 	r->wall_known |= m->wall_known;
 	if (m->ticks)
@@ -41,14 +54,14 @@ int merge_json_meta(struct input_result *r, const struct reportjson_meta *m, con
 	return 0;
 }
 
-int merge_units_check(struct input_result *r, const char *path, bool ticks)
+int merge_units_check(struct input_result *r, const char *path, bool ticks, char *e, size_t elen)
 {
 	char **first = ticks ? &r->ticks_from : &r->ns_from;
 	const char *other = ticks ? r->ns_from : r->ticks_from;
 
 	if (other)
-		return err(
-		    "'%s': its times are %s and those of '%s' %s: they cannot be merged into "
+		return err_buf(
+		    e, elen, "'%s': its times are %s and those of '%s' %s: they cannot be merged into "
 		    "one table (--ts-unit says what a trace's ticks are)",
 		    path, ticks ? "ticks of a clock of unknown unit" : "in ns", other,
 		    ticks ? "in ns" : "ticks of a clock of unknown unit");

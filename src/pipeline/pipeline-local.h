@@ -44,21 +44,23 @@ void tallies_free(struct tallies *t);
  * not in the file count as lost (with a warning), pages that flag losses the
  * stats do not count make the losses unknown, more events than were read is
  * a corrupt file. Adds to r->lost / clears r->lost_known. Returns 0, or -1
- * after err() when the file is to be refused.
+ * with the reason in e when the file is to be refused.
  */
 int tallies_check(const struct tallies *t, const struct tracedat_info *info, const char *path,
-		  struct input_result *r);
+		  struct input_result *r, char *e, size_t elen);
 
 /*
  * merge.c: a JSON report's counts added to r, each checked for overflow;
- * its ticks counted. 0, or -1 after err().
+ * its ticks counted. 0, or -1 with the reason in e (r's counts then half
+ * added: the caller gives up).
  */
-int merge_json_meta(struct input_result *r, const struct reportjson_meta *m, const char *path);
+int merge_json_meta(struct input_result *r, const struct reportjson_meta *m, const char *path,
+		    char *e, size_t elen);
 /*
  * The input just loaded had its times in ticks of an unknown clock (ticks)
- * or in ns: refused (-1 after err()) when an earlier input's were the other.
+ * or in ns: refused (-1, the reason in e) when an earlier input's were the other.
  */
-int merge_units_check(struct input_result *r, const char *path, bool ticks);
+int merge_units_check(struct input_result *r, const char *path, bool ticks, char *e, size_t elen);
 
 /* split_lanes()'s inputs: what each half builds its feed of, and where its results go. */
 struct split_in {

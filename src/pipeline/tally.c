@@ -96,16 +96,17 @@ static void pages_only(const struct tallies *t, const char *path, struct input_r
 	r->lost_known = false;
 }
 
-/* One CPU: its lost events, or UINT64_MAX when the file is to be refused. */
+/* One CPU: its lost events, or UINT64_MAX (the reason in e) when the file is to be refused. */
 static uint64_t check_cpu(const struct tracedat_cpustat *s, const struct cpu_tally *c,
-			  const char *path, struct input_result *r)
+			  const char *path, struct input_result *r, char *e, size_t elen)
 {
 	uint64_t lost = s->overrun + s->dropped;
 
 	if (s->has_read && c->found > s->entries && c->found - s->entries > s->read) {
-		err("'%s': cpu %d holds %llu events, but CPUSTAT says only %llu were read: "
-		    "corrupt file",
-		    path, s->cpu, (unsigned long long)c->found, (unsigned long long)s->read);
+		err_buf(e, elen,
+			"'%s': cpu %d holds %llu events, but CPUSTAT says only %llu were read: "
+			"corrupt file",
+			path, s->cpu, (unsigned long long)c->found, (unsigned long long)s->read);
 		return UINT64_MAX;
 	}
 	if (s->has_read && c->found < s->read) {
@@ -135,7 +136,7 @@ static uint64_t check_cpu(const struct tracedat_cpustat *s, const struct cpu_tal
 }
 
 int tallies_check(const struct tallies *t, const struct tracedat_info *info, const char *path,
-		  struct input_result *r)
+		  struct input_result *r, char *e, size_t elen)
 {
 	bool *seen = xcalloc(t->n + 1, sizeof(*seen));
 	int ret = 0;
@@ -163,7 +164,7 @@ int tallies_check(const struct tallies *t, const struct tracedat_info *info, con
 		}
 		if ((size_t)s->cpu < t->n)
 			seen[s->cpu] = true;
-		lost = check_cpu(s, &c, path, r);
+		lost = check_cpu(s, &c, path, r, e, elen);
 		if (lost == UINT64_MAX)
 			ret = -1;
 		else

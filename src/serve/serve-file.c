@@ -51,12 +51,15 @@ int serve_file_load(const struct serve_opts *o, void (*fn)(const struct serve_ro
 				.vcpu = -1,
 				.buckets = o->buckets};
 	struct input_result r;
+	char e[INPUT_ERR_MAX];
 	int ret = -1;
 
 	input_result_init(&r);
 	for (size_t i = 0; i < o->ninputs; i++)
-		if (input_load(o->inputs[i], &io, &r) < 0)
+		if (input_load(o->inputs[i], &io, &r, e, sizeof(e)) < 0) {
+			err("%s", e);
 			goto out;
+		}
 	if (!stats_table_size(r.exits) && !stats_table_size(r.uexits)) {
 		err("'%s': statistics only (a saved report or timing dump), no histograms to "
 		    "expose: read it with report",

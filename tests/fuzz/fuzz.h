@@ -20,6 +20,7 @@
 #include "render.h"
 #include "stats.h"
 #include "mutate.h"
+#include "pipeline.h"
 
 /*
  * The targets are linked with -Wl,--wrap=fork. tracedat_open() opens a file
@@ -62,6 +63,24 @@ static inline const struct exit_types *fuzz_types(void)
 		loaded = 1;
 	}
 	return &types;
+}
+
+/*
+ * input_load() as the commands call it, its contract checked: a refusal
+ * gives one line to print (not empty, no newline), but for a statistics
+ * snapshot, which the commands take apart themselves.
+ */
+static inline int fuzz_input_load(const char *path, const struct input_opts *o,
+				  struct input_result *r)
+{
+	static char e[INPUT_ERR_MAX];
+	int rc = input_load(path, o, r, e, sizeof(e));
+
+	if (rc < 0 && !r->kstat_snapshot && (!*e || strchr(e, '\n'))) {
+		fprintf(stderr, "fuzz: input_load() refused without one line: '%s'\n", e);
+		abort();
+	}
+	return rc;
 }
 
 /*

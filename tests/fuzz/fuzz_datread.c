@@ -275,7 +275,7 @@ static void pipeline(int fd, const uint8_t *data, size_t size)
 		run_feed(f, &pp);
 		pair_finish(pp.p);
 		input_result_init(&r);
-		tallies_check(&pp.tally, &info, "fuzz", &r);
+		tallies_check(&pp.tally, &info, "fuzz", &r, e, sizeof(e));
 		input_result_free(&r);
 		fuzz_render(exits, true);
 		fuzz_render(uexits, false);

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *note;
 
 	input_result_init(&r);
-	if (input_load(path, &o, &r) == 0)
+	if (fuzz_input_load(path, &o, &r) == 0)
 		fuzz_render(input_main_table(&r, &note), true);
 	input_result_free(&r);
 	return 0;

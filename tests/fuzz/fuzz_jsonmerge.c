@@ -104,7 +104,7 @@ static struct alone load_alone(int which, const uint8_t *d, size_t n)
 	struct input_result r;
 
 	input_result_init(&r);
-	a.ok = input_load(doc_file(which, d, n), &o, &r) == 0;
+	a.ok = fuzz_input_load(doc_file(which, d, n), &o, &r) == 0;
 	if (a.ok) {
 		a.ticks = says_ticks(d, n);
 		a.events = r.events;
@@ -253,8 +253,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool ok;
 
 	input_result_init(&r);
-	ok = input_load(doc_file(0, a, na), &o, &r) == 0 &&
-	     input_load(doc_file(1, b, nb), &o, &r) == 0;
+	ok = fuzz_input_load(doc_file(0, a, na), &o, &r) == 0 &&
+	     fuzz_input_load(doc_file(1, b, nb), &o, &r) == 0;
 	if (ok) {
 		struct totals t = totals_of(&r);
 

@@ -7,7 +7,7 @@
  * something a reader can tell from the file itself) and are reported the way
  * `report` does (input_load). Every outcome must be one of
  *
- *   refused    input_load() failed (one line on stderr)
+ *   refused    input_load() failed (one line, fuzz_input_load())
  *   warned     a warning the seed had not, or other losses (the header says so)
  *   same       the same table (CSV of every row) as the seed's
  *
@@ -132,7 +132,7 @@ static struct outcome report(const uint8_t *data, size_t size)
 	const char *note;
 
 	input_result_init(&r);
-	out.ok = input_load(path, &o, &r) == 0;
+	out.ok = fuzz_input_load(path, &o, &r) == 0;
 	if (out.ok) {
 		const struct stats_table *t = input_main_table(&r, &note);
 

@@ -123,6 +123,19 @@ while read -r hit; do
 	bad "errors: $hit: strerror(errno) by hand (err_errno()/err_buf_errno())"
 done <"$TMP/strerror"
 eq "errors: no strerror(errno) by hand in src/" "$(wc -l <"$TMP/strerror")" 0
+# Below the layer that faces the user (6: render, ui, serve; 7: cli) nothing
+# prints: a reason goes into the caller's errbuf (err.h), so the caller
+# decides whether and where to say it (JSON's sink, a refusal taken apart as
+# report takes a statistics snapshot). util/err.c is what prints.
+for f in $(git ls-files 'src/*.c'); do
+	[ "$(layer_of_file "$f")" -lt 6 ] && [ "$f" != src/util/err.c ] || continue
+	git grep -nE '(^|[^_[:alnum:]])(err|err_errno|err_info)\(' -- "$f" | grep -v '^[^:]*:[0-9]*:[[:space:]]*/\?\*' >>"$TMP/prints"
+done
+touch "$TMP/prints"
+while read -r hit; do
+	bad "errors: $hit: prints below cli/, ui/ and serve/ (err_buf() into the caller's buffer)"
+done <"$TMP/prints"
+eq "errors: nothing below layer 6 prints with err()" "$(wc -l <"$TMP/prints")" 0
 
 # ---- exports ----
 # The objects of the sources that exist (a build directory keeps stale ones).

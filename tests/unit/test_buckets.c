@@ -520,7 +520,7 @@ static bool load(const char *isa, struct bucket_map *m, struct input_result *r)
 	free(text);
 	struct input_opts o = {.types = &types, .vcpu = -1, .buckets = m};
 	input_result_init(r);
-	return rc == 0 && input_load(dat, &o, r) == 0;
+	return rc == 0 && input_load(dat, &o, r, e, sizeof(e)) == 0;
 }
 
 struct tally {
