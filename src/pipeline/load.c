@@ -28,7 +28,6 @@
 #include "ppctext.h"
 #include "procmap.h"
 #include "reportjson.h"
-#include "term.h"
 #include "text.h"
 #include "tracedat.h"
 
@@ -130,13 +129,6 @@ static int open_input(const char *path)
 	return fd;
 }
 
-/* What the filters need to know of a thread, found once per thread (see thread_of()). */
-struct thread {
-	int32_t tid;
-	int32_t vcpu; /* its events' vcpu_id, else thread_vcpu(); -1: not known */
-	bool wanted;  /* by --pid and -g (its process) */
-};
-
 struct ctx {
 	const struct input_opts *o;
 	struct input_result *r;
@@ -146,126 +138,17 @@ struct ctx {
 	struct feed_counts fc;	    /* what it saw, once it is done */
 	struct pair_counts split_pc; /* a split's pairs' (split_lanes()), c->p's aside */
 	struct tallies tally;	    /* trace.dat: records and page losses per CPU */
-	struct tep_handle *tep;	    /* trace.dat: the thread names of saved_cmdlines */
-	const struct procmap *pm;   /* this input's thread map (record's), or NULL */
-	struct thread *t;	    /* by tid */
-	size_t nt;
-	size_t last;		    /* index of the last thread looked up */
-	/* --vcpu: exits of threads whose vCPU is not known, and the vCPUs there are */
-	uint64_t vcpu_unknown;
-	int32_t unknown_tid;	  /* the first such thread */
-	const char *unknown_name; /* and its name (interned), or NULL */
-	size_t unplaced; /* -p/-g: threads left out whose process the map does not know */
-	bool no_map;	 /* the input has no thread map: -p matched thread ids */
-	uint64_t vcpus_seen[64]; /* bit v: vCPU v had exits (KVM ids are < 4096) */
+	struct filter flt;	    /* --vcpu, --pid, -g (filter.c); its pm is the input's map */
+	bool no_map;		    /* the input has no thread map: -p matched thread ids */
 	/* trace.dat of a counter clock with --ts-unit: its ticks to ns; NULL: as they are */
 	const struct text_ts_unit *dat_unit;
-	bool filtered;		    /* --vcpu, --pid or -g: wanted() decides */
+	bool filtered;		    /* --vcpu, --pid or -g: filter_keep() decides */
 	bool anatomy;		    /* --anatomy */
 	bool has_sched;		    /* the input has scheduler events to split by */
 	const char *path;
 	char *e; /* input_load()'s caller's buffer, for the one line of a refusal */
 	size_t elen;
 };
-
-static const char *thread_name(const struct ctx *c, int32_t tid)
-{
-	if (c->tep)
-		return tep_is_pid_registered(c->tep, tid) ? tep_data_comm_from_pid(c->tep, tid) : NULL;
-	return input_comm(c->r, tid);
-}
-
-/* --pid (a process id, or a thread id) and -g NAME, by the thread's process. */
-static bool thread_wanted(const struct ctx *c, int32_t tid)
-{
-	const struct input_opts *o = c->o;
-	int32_t tgid = procmap_tgid(c->pm, tid);
-
-	if (o->vm_name && (tgid < 0 || procmap_name(c->pm, tgid) != o->vm_name))
-		return false;
-	if (!o->npids)
-		return true;
-	for (size_t i = 0; i < o->npids; i++)
-		if (o->pids[i] == tid || (tgid > 0 && o->pids[i] == tgid))
-			return true;
-	return false;
-}
-
-/*
- * A thread's vCPU when its events carry none: the one record saw it run
- * (the vCPU fd of its KVM_RUN: KVM_CREATE_VCPU's id, as vcpu_id is), else
- * what its name says (QEMU's "CPU N/KVM" gives QEMU's CPU index, the same
- * id unless the topology skips APIC ids).
- */
-static int32_t thread_vcpu(const struct ctx *c, int32_t tid)
-{
-	int32_t v = procmap_vcpu(c->pm, tid);
-
-	return v >= 0 ? v : procmap_vcpu_of_comm(thread_name(c, tid));
-}
-
-static struct thread *thread_of(struct ctx *c, int32_t tid)
-{
-	size_t lo = 0, hi = c->nt;
-
-	if (c->nt && c->t[c->last].tid == tid)
-		return &c->t[c->last];
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->t[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == c->nt || c->t[lo].tid != tid) {
-		c->t = xrealloc(c->t, (c->nt + 1) * sizeof(*c->t));
-		memmove(&c->t[lo + 1], &c->t[lo], (c->nt - lo) * sizeof(*c->t));
-		c->nt++;
-		c->t[lo] = (struct thread){tid, thread_vcpu(c, tid), thread_wanted(c, tid)};
-		if (c->pm && !c->t[lo].wanted && procmap_tgid(c->pm, tid) < 0)
-			c->unplaced++;
-	}
-	c->last = lo;
-	return &c->t[lo];
-}
-
-/*
- * --vcpu N: a thread's vCPU is its events' vcpu_id when they carry one (the
- * kvm_exit path), else thread_vcpu()'s (kvm_userspace_exit has no vcpu_id:
- * record's map, QEMU's "CPU N/KVM", exitgen's "exitgen-vcpuN"). Exits of a thread
- * whose vCPU is not known are counted: the load then refuses (see
- * check_vcpu()) rather than show them as vCPU N's or leave them out unsaid.
- */
-static bool vcpu_wanted(struct ctx *c, struct thread *t, const struct kes_event *ev)
-{
-	bool exit = ev->kind == KES_EXIT || ev->kind == KES_UEXIT;
-
-	if (ev->vcpu >= 0)
-		t->vcpu = ev->vcpu;
-	if (t->vcpu < 0) {
-		if (exit && !c->vcpu_unknown++) {
-			const char *name = thread_name(c, t->tid);
-
-			c->unknown_tid = t->tid;
-			c->unknown_name = name ? intern(name) : NULL;
-		}
-		return false;
-	}
-	if (exit && t->vcpu < 4096)
-		c->vcpus_seen[t->vcpu / 64] |= 1ull << (t->vcpu % 64);
-	return t->vcpu == c->o->vcpu;
-}
-
-static bool wanted(struct ctx *c, const struct kes_event *ev)
-{
-	const struct input_opts *o = c->o;
-	struct thread *t = thread_of(c, ev->tid);
-
-	if (!t->wanted)
-		return false;
-	return o->vcpu < 0 || vcpu_wanted(c, t, ev);
-}
 
 /* libtracecmd's records, one by one: the per-CPU tallies, then the feed. */
 static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu, long long missed)
@@ -280,7 +163,9 @@ static int on_record(void *arg, const void *data, int size, uint64_t ts, int cpu
 /* feed_opts.keep: the filters, asked only when some is set. */
 static bool keep_event(void *arg, const struct kes_event *ev)
 {
-	return wanted(arg, ev);
+	struct ctx *c = arg;
+
+	return filter_keep(&c->flt, ev);
 }
 
 /*
@@ -553,7 +438,7 @@ static int use_procmap(struct ctx *c, const char *path, const char *text, size_t
 				   "ids only",
 				   path);
 	}
-	c->pm = *pm;
+	c->flt.pm = *pm;
 	c->no_map = !*pm;
 	return 0;
 }
@@ -600,7 +485,7 @@ static int load_tracedat(int fd, const char *path, struct ctx *c)
 		c->has_sched = decode_anatomy(c->d);
 	tracedat_get_info(td, &info);
 	dat_clock(c, path, &info);
-	c->tep = tracedat_tep(td);
+	c->flt.tep = tracedat_tep(td);
 	if (c->d && use_procmap(c, path, info.procmap, info.procmap_len, &pm) < 0) {
 		decode_free(c->d);
 		c->d = NULL;
@@ -615,8 +500,8 @@ static int load_tracedat(int fd, const char *path, struct ctx *c)
 	decode_free(c->d);
 	tallies_free(&c->tally);
 	procmap_free(pm);
-	c->pm = NULL;
-	c->tep = NULL;
+	c->flt.pm = NULL;
+	c->flt.tep = NULL;
 	tracedat_close(td);
 	close(sfd);
 	return ret;
@@ -835,47 +720,13 @@ static int no_input(const char *path, char *e, size_t elen)
 		       path);
 }
 
-/* --vcpu N: refused when some exits' vCPU is not known, or when there is no vCPU N. */
-static int check_vcpu(const struct ctx *c, const char *path)
-{
-	char list[256] = "";
-	size_t n = 0;
-
-	char shown[256]; /* a process names its threads: escaped for the terminal */
-	const char *name = c->unknown_name ? term_safe(c->unknown_name, shown, sizeof(shown)) : NULL;
-
-	if (c->vcpu_unknown)
-		return err_buf(c->e, c->elen, "'%s': --vcpu: the vCPU of %llu exit%s is not known (thread %d: no "
-			   "vcpu_id in its events, no vCPU in the file's thread map, and its name "
-			   "%s%s%s says none, as QEMU's \"CPU N/KVM\" would)",
-			   path, (unsigned long long)c->vcpu_unknown, c->vcpu_unknown == 1 ? "" : "s",
-			   (int)c->unknown_tid, name ? "'" : "", name ? name : "(not recorded)",
-			   name ? "'" : "");
-	if (c->o->vcpu < 4096 && (c->vcpus_seen[c->o->vcpu / 64] >> (c->o->vcpu % 64)) & 1)
-		return 0;
-	for (int v = 0; v < 4096; v++)
-		if (c->vcpus_seen[v / 64] & (1ull << (v % 64)) && n + 12 < sizeof(list))
-			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", n ? ", " : "", v);
-	/* -p/-g left nothing at all: a list of no vCPUs would hide why */
-	if (!n && (c->o->npids || c->o->vm_name))
-		return err_buf(c->e, c->elen, "'%s': no exits of vCPU %d: -p/-g selected no exits at all%s", path,
-			   (int)c->o->vcpu,
-			   c->no_map ? " (it has no thread->process map: -p matched thread ids only)"
-				     : "");
-	return err_buf(c->e, c->elen, "'%s': no exits of vCPU %d%s%s%s", path, (int)c->o->vcpu,
-		   !n				      ? ""
-		   : c->o->npids || c->o->vm_name ? " (the selected processes' vCPUs: "
-						  : " (its vCPUs: ",
-		   list, n ? ")" : "");
-}
-
 static int load_fd(int fd, const char *path, const struct input_opts *o, struct input_result *r,
 		   char *e, size_t elen)
 {
 	enum input_kind k = input_detect(fd);
-	struct ctx c = {.o = o, .r = r, .e = e, .elen = elen};
+	struct ctx c = {.o = o, .r = r, .flt = {.o = o, .r = r}, .e = e, .elen = elen};
 
-	c.filtered = o->vcpu >= 0 || o->npids || o->vm_name;
+	c.filtered = filter_on(o);
 	c.anatomy = anatomy_of(o);
 	uint64_t before = r->kvm_events;
 	struct pair_counts pc;
@@ -945,15 +796,15 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 		r->wall_known = true;
 	}
 	pair_free(c.p);
-	free(c.t);
+	filter_free(&c.flt);
 	if (ret == 0 && c.anatomy && !c.has_sched && !r->no_sched)
 		r->no_sched = intern(path);
-	if (c.unplaced)
+	if (c.flt.unplaced)
 		input_warn(r, "'%s': the process of %zu thread%s is not known: -p and -g left %s out",
-			   path, c.unplaced, c.unplaced == 1 ? "" : "s",
-			   c.unplaced == 1 ? "it" : "them");
+			   path, c.flt.unplaced, c.flt.unplaced == 1 ? "" : "s",
+			   c.flt.unplaced == 1 ? "it" : "them");
 	if (ret == 0 && o->vcpu >= 0)
-		ret = check_vcpu(&c, path);
+		ret = filter_check_vcpu(&c.flt, path, c.no_map, e, elen);
 	if (ret == 0)
 		ret = merge_isa(r, c.fc.isa, path, e, elen);
 	if (ret == 0 && r->kvm_events == before)

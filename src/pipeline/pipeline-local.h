@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Private to src/pipeline: the per-CPU tallies a trace.dat's records are checked with. */
+/*
+ * Private to src/pipeline: the per-CPU tallies a trace.dat's records are
+ * checked with, the thread filter, the merge checks and the split.
+ */
 #ifndef KES_PIPELINE_LOCAL_H
 #define KES_PIPELINE_LOCAL_H
 
@@ -12,6 +15,35 @@
 #include "reportjson.h"
 #include "text.h"
 #include "tracedat.h"
+
+/*
+ * filter.c: --pid, -g and --vcpu over one input's events, decided once per
+ * thread. Zeroed, with o and r set; pm and tep as the input gives them.
+ */
+struct filter {
+	const struct input_opts *o;
+	const struct input_result *r; /* a text input's thread names (input_comm()) */
+	const struct procmap *pm;     /* the input's thread map (record's), or NULL */
+	struct tep_handle *tep;	      /* trace.dat: the thread names of saved_cmdlines */
+	struct filter_thread *t;      /* by tid */
+	size_t nt, last;	      /* last: index of the last thread looked up */
+	/* --vcpu: exits of threads whose vCPU is not known, and the vCPUs there are */
+	uint64_t vcpu_unknown;
+	int32_t unknown_tid;	  /* the first such thread */
+	const char *unknown_name; /* and its name (interned), or NULL */
+	size_t unplaced;	  /* -p/-g: threads left out whose process the map does not know */
+	uint64_t vcpus_seen[64];  /* bit v: vCPU v had exits (KVM ids are < 4096) */
+};
+/* Is some filter set (--vcpu, --pid, -g)? Else nothing need ask filter_keep(). */
+bool filter_on(const struct input_opts *o);
+bool filter_keep(struct filter *f, const struct kes_event *ev);
+/*
+ * --vcpu N, once the input is read: 0, or -1 with the reason in e when some
+ * exits' vCPU is not known or there is no vCPU N (no_map: the input has no
+ * thread map, so -p matched thread ids only).
+ */
+int filter_check_vcpu(const struct filter *f, const char *path, bool no_map, char *e, size_t elen);
+void filter_free(struct filter *f);
 
 /* What the records of one CPU showed while they were read. */
 struct cpu_tally {
