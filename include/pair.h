@@ -69,7 +69,7 @@ struct pair_opts {
 	 * fields (decode_anatomy(), decode_need_details()).
 	 */
 	struct stats_anatomy *anatomy[2];
-	/* thread_hook(arg, tid) once per thread, when an event of it first comes (a split's owner check) */
+	/* thread_hook(arg, tid) once per thread, at its first event (a split's owner check) */
 	void (*thread_hook)(void *arg, int32_t tid);
 	void *thread_hook_arg;
 };

@@ -158,8 +158,8 @@ struct pair *pair_new(const struct pair_opts *o)
 	p->thread_hook = o->thread_hook;
 	p->thread_hook_arg = o->thread_hook_arg;
 	/* the anatomy reads kvm_vcpu_wakeup, and each event's place on its thread's clock */
-	p->details = p->with_sub || p->by_guest || p->namer || p->out[0] || p->out[1] || p->anatomy ||
-		     p->nested;
+	p->details = p->with_sub || p->by_guest || p->namer || p->out[0] || p->out[1] ||
+		     p->anatomy || p->nested;
 	p->hooked = p->anatomy || p->nested;
 	p->nslots = 64;
 	p->threads = xcalloc(p->nslots, sizeof(*p->threads));
@@ -771,7 +771,7 @@ void pair_event(struct pair *p, const struct kes_event *ev)
 		return;
 	}
 	t->last_ts = ev->ts;
-	/* A detail no view reads (pair_new(): p->details): its place in time was all it had to give. */
+	/* A detail no view reads (p->details): its place in time was all it had to give. */
 	if (ev->kind != KES_DETAIL || p->details)
 		machine_event(p, t, ev);
 }

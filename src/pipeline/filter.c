@@ -32,7 +32,8 @@ bool filter_on(const struct input_opts *o)
 static const char *thread_name(const struct filter *f, int32_t tid)
 {
 	if (f->tep)
-		return tep_is_pid_registered(f->tep, tid) ? tep_data_comm_from_pid(f->tep, tid) : NULL;
+		return tep_is_pid_registered(f->tep, tid) ? tep_data_comm_from_pid(f->tep, tid)
+							  : NULL;
 	return input_comm(f->r, tid);
 }
 
@@ -134,16 +135,18 @@ int filter_check_vcpu(const struct filter *f, const char *path, bool no_map, cha
 	size_t n = 0;
 
 	char shown[256]; /* a process names its threads: escaped for the terminal */
-	const char *name = f->unknown_name ? term_safe(f->unknown_name, shown, sizeof(shown)) : NULL;
+	const char *name =
+	    f->unknown_name ? term_safe(f->unknown_name, shown, sizeof(shown)) : NULL;
 
 	if (f->vcpu_unknown)
-		return err_buf(e, elen,
-			       "'%s': --vcpu: the vCPU of %llu exit%s is not known (thread %d: no "
-			       "vcpu_id in its events, no vCPU in the file's thread map, and its name "
-			       "%s%s%s says none, as QEMU's \"CPU N/KVM\" would)",
-			       path, (unsigned long long)f->vcpu_unknown,
-			       f->vcpu_unknown == 1 ? "" : "s", (int)f->unknown_tid, name ? "'" : "",
-			       name ? name : "(not recorded)", name ? "'" : "");
+		return err_buf(
+		    e, elen,
+		    "'%s': --vcpu: the vCPU of %llu exit%s is not known (thread %d: no "
+		    "vcpu_id in its events, no vCPU in the file's thread map, and its name "
+		    "%s%s%s says none, as QEMU's \"CPU N/KVM\" would)",
+		    path, (unsigned long long)f->vcpu_unknown, f->vcpu_unknown == 1 ? "" : "s",
+		    (int)f->unknown_tid, name ? "'" : "", name ? name : "(not recorded)",
+		    name ? "'" : "");
 	if (o->vcpu < 4096 && (f->vcpus_seen[o->vcpu / 64] >> (o->vcpu % 64)) & 1)
 		return 0;
 	for (int v = 0; v < 4096; v++)
@@ -151,12 +154,12 @@ int filter_check_vcpu(const struct filter *f, const char *path, bool no_map, cha
 			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", n ? ", " : "", v);
 	/* -p/-g left nothing at all: a list of no vCPUs would hide why */
 	if (!n && (o->npids || o->vm_name))
-		return err_buf(e, elen, "'%s': no exits of vCPU %d: -p/-g selected no exits at all%s",
-			       path, (int)o->vcpu,
-			       no_map ? " (it has no thread->process map: -p matched thread ids only)"
-				      : "");
+		return err_buf(
+		    e, elen, "'%s': no exits of vCPU %d: -p/-g selected no exits at all%s", path,
+		    (int)o->vcpu,
+		    no_map ? " (it has no thread->process map: -p matched thread ids only)" : "");
 	return err_buf(e, elen, "'%s': no exits of vCPU %d%s%s%s", path, (int)o->vcpu,
-		       !n			  ? ""
+		       !n			? ""
 		       : o->npids || o->vm_name ? " (the selected processes' vCPUs: "
 						: " (its vCPUs: ",
 		       list, n ? ")" : "");

@@ -204,9 +204,10 @@ static int merge_isa(struct input_result *r, const char *isa, const char *path, 
 	if (!isa)
 		return 0;
 	if (r->isa && strcmp(r->isa, isa))
-		return err_buf(e, elen, "'%s': its exits are %s's, the inputs' before it %s's: exit reasons "
-			   "of two ISAs do not merge (report them apart)",
-			   path, isa, r->isa);
+		return err_buf(e, elen,
+			       "'%s': its exits are %s's, the inputs' before it %s's: exit reasons "
+			       "of two ISAs do not merge (report them apart)",
+			       path, isa, r->isa);
 	r->isa = isa;
 	return 0;
 }
@@ -353,7 +354,8 @@ static struct decoder *tracedat_decoder(struct tracedat *td, const char *path, s
 	if (decode_error(d)) {
 		err_buf(c->e, c->elen, "'%s': %s", path, decode_error(d));
 	} else if (decode_nbound(d) == 0) {
-		err_buf(c->e, c->elen, "'%s': no KVM events in this trace.dat (recorded without -e kvm?)", path);
+		err_buf(c->e, c->elen,
+			"'%s': no KVM events in this trace.dat (recorded without -e kvm?)", path);
 	} else {
 		return d;
 	}
@@ -428,9 +430,11 @@ static int use_procmap(struct ctx *c, const char *path, const char *text, size_t
 	} else {
 		c->r->procs_missing = true;
 		if (c->o->vm_name)
-			return err_buf(c->e, c->elen, "'%s': -g needs the VM names kvm-exitstat record keeps; this "
-				   "input has none (use --pid with a thread id)",
-				   path);
+			return err_buf(
+			    c->e, c->elen,
+			    "'%s': -g needs the VM names kvm-exitstat record keeps; this "
+			    "input has none (use --pid with a thread id)",
+			    path);
 		if (c->o->npids)
 			input_warn(c->r,
 				   "'%s' has no thread->process map (trace-cmd's files, older "
@@ -604,10 +608,12 @@ static int load_text(int fd, const char *path, struct ctx *c)
 		c->r->nu_first_line = n.first_bad_line;
 	c->r->not_understood += n.not_understood;
 	if (n.not_understood && !c->fc.exits)
-		return err_buf(c->e, c->elen, "'%s': no exit could be read, %llu line%s not understood: the first, "
-			   "line %llu: %s",
-			   path, (unsigned long long)n.not_understood, n.not_understood == 1 ? "" : "s",
-			   (unsigned long long)n.first_bad_line, n.why);
+		return err_buf(
+		    c->e, c->elen,
+		    "'%s': no exit could be read, %llu line%s not understood: the first, "
+		    "line %llu: %s",
+		    path, (unsigned long long)n.not_understood, n.not_understood == 1 ? "" : "s",
+		    (unsigned long long)n.first_bad_line, n.why);
 	if (n.not_understood)
 		input_warn(c->r, "'%s': %llu line%s not understood, the first at line %llu: %s",
 			   path, (unsigned long long)n.not_understood, n.not_understood == 1 ? "" : "s",
@@ -655,8 +661,8 @@ static int load_peer(int fd, const char *path, struct ctx *c)
 	if (c->o->npids || c->o->vcpu >= 0 || c->o->vm_name || c->o->buckets)
 		return err_buf(c->e, c->elen,
 			       "'%s': -p, -g, --vcpu and --buckets do not apply to another tool's "
-			   "report",
-			   path);
+			       "report",
+			       path);
 	if (lseek(fd, 0, SEEK_SET) < 0 || file_read_fd(fd, &text, &len) < 0)
 		return err_buf_errno(c->e, c->elen, "cannot read '%s'", path);
 	ret = peertext_parse(text, len, c->o->types, c->r->summary, &info, e, sizeof(e));
@@ -694,7 +700,8 @@ static int load_json(int fd, const char *path, const struct ctx *c)
 
 	if (o->npids || o->vcpu >= 0 || o->vm_name || o->buckets)
 		return err_buf(c->e, c->elen,
-			       "'%s': -p, -g, --vcpu and --buckets do not apply to a JSON report", path);
+			       "'%s': -p, -g, --vcpu and --buckets do not apply to a JSON report",
+			       path);
 	r->procs_missing = true;
 	if (reportjson_load(fd, path, r->exits, r->uexits, r->summary, &m, c->e, c->elen) < 0)
 		return -1;
@@ -712,8 +719,8 @@ static int no_input(const char *path, char *e, size_t elen)
 	if (errno == ENODATA)
 		return err_buf(e, elen, "'%s': empty file", path);
 	if (errno == EINVAL)
-		return err_buf(e, elen, "'%s': not a regular file (a FIFO or device cannot be read)",
-			       path);
+		return err_buf(e, elen,
+			       "'%s': not a regular file (a FIFO or device cannot be read)", path);
 	if (errno)
 		return err_buf_errno(e, elen, "cannot open '%s'", path);
 	return err_buf(e, elen, "'%s': not a trace.dat, ftrace/perf text, or PPC timing report",
@@ -800,7 +807,8 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 	if (ret == 0 && c.anatomy && !c.has_sched && !r->no_sched)
 		r->no_sched = intern(path);
 	if (c.flt.unplaced)
-		input_warn(r, "'%s': the process of %zu thread%s is not known: -p and -g left %s out",
+		input_warn(r,
+			   "'%s': the process of %zu thread%s is not known: -p and -g left %s out",
 			   path, c.flt.unplaced, c.flt.unplaced == 1 ? "" : "s",
 			   c.flt.unplaced == 1 ? "it" : "them");
 	if (ret == 0 && o->vcpu >= 0)
@@ -809,10 +817,10 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 		ret = merge_isa(r, c.fc.isa, path, e, elen);
 	if (ret == 0 && r->kvm_events == before)
 		return err_buf(e, elen, "'%s': no KVM exit events%s%s", path,
-			   o->npids || o->vm_name ? " for the selected processes" : "",
-			   o->npids && c.no_map ? " (it has no thread->process map: -p matched "
-						  "thread ids only)"
-						: "");
+			       o->npids || o->vm_name ? " for the selected processes" : "",
+			       o->npids && c.no_map ? " (it has no thread->process map: -p matched "
+						      "thread ids only)"
+						    : "");
 	return ret < 0 ? ret : merge_units_check(r, path, r->ts_ticks > ticks_before, e, elen);
 }
 
@@ -830,9 +838,11 @@ static int once(int fd, const char *path, struct input_result *r, char *e, size_
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (r->files[i].dev == (unsigned long long)st.st_dev &&
 		    r->files[i].ino == (unsigned long long)st.st_ino)
-			return err_buf(e, elen, "'%s' is an input already (the same file): its exits would be "
-				   "counted twice",
-				   path);
+			return err_buf(
+			    e, elen,
+			    "'%s' is an input already (the same file): its exits would be "
+			    "counted twice",
+			    path);
 	r->files = xrealloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
 	r->files[r->nfiles++] = (struct input_file_id){st.st_dev, st.st_ino};
 	return 0;

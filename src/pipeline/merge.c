@@ -61,7 +61,8 @@ int merge_units_check(struct input_result *r, const char *path, bool ticks, char
 
 	if (other)
 		return err_buf(
-		    e, elen, "'%s': its times are %s and those of '%s' %s: they cannot be merged into "
+		    e, elen,
+		    "'%s': its times are %s and those of '%s' %s: they cannot be merged into "
 		    "one table (--ts-unit says what a trace's ticks are)",
 		    path, ticks ? "ticks of a clock of unknown unit" : "in ns", other,
 		    ticks ? "in ns" : "ticks of a clock of unknown unit");

@@ -318,15 +318,15 @@ struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
 	}
 	if (o->anatomy)
 		setup_anatomy(l);
-	l->p = pair_new(&(struct pair_opts){
-	    .exits = l->cur[WATCH_EXITS],
-	    .uexits = l->cur[WATCH_UEXITS],
-	    .with_sub = o->subkeys && !o->buckets,
-	    .by_guest = o->subkeys && o->by_guest && !o->buckets,
-	    .namer = o->buckets ? bucket_map_namer : NULL,
-	    .namer_arg = o->buckets,
-	    .outliers = {l->slow[WATCH_EXITS], l->slow[WATCH_UEXITS]},
-	    .anatomy = {l->an_cur[WATCH_EXITS], l->an_cur[WATCH_UEXITS]}});
+	l->p = pair_new(
+	    &(struct pair_opts){.exits = l->cur[WATCH_EXITS],
+				.uexits = l->cur[WATCH_UEXITS],
+				.with_sub = o->subkeys && !o->buckets,
+				.by_guest = o->subkeys && o->by_guest && !o->buckets,
+				.namer = o->buckets ? bucket_map_namer : NULL,
+				.namer_arg = o->buckets,
+				.outliers = {l->slow[WATCH_EXITS], l->slow[WATCH_UEXITS]},
+				.anatomy = {l->an_cur[WATCH_EXITS], l->an_cur[WATCH_UEXITS]}});
 	setup_feed(l);
 	return l;
 }

@@ -271,7 +271,8 @@ static void pipeline(int fd, const uint8_t *data, size_t size)
 		struct tracedat_info info = {.stats = l.stats, .nstats = l.nstats};
 		struct input_result r;
 
-		pp.p = pair_new(&(struct pair_opts){.exits = exits, .uexits = uexits, .with_sub = size & 1});
+		pp.p = pair_new(
+		    &(struct pair_opts){.exits = exits, .uexits = uexits, .with_sub = size & 1});
 		run_feed(f, &pp);
 		pair_finish(pp.p);
 		input_result_init(&r);

@@ -59,7 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		use_table(&set.tables[i]);
 
 	struct stats_table *exits = stats_table_new(), *uexits = stats_table_new();
-	struct pair *p = pair_new(&(struct pair_opts){.exits = exits, .uexits = uexits, .with_sub = true});
+	struct pair *p =
+	    pair_new(&(struct pair_opts){.exits = exits, .uexits = uexits, .with_sub = true});
 	struct text_ops ops = {.event = on_event, .arg = p};
 
 	text_read_mem(trace, strlen(trace), &set, &ops, NULL, e, sizeof(e));

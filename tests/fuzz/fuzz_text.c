@@ -38,7 +38,8 @@ static void on_brk(void *arg, int32_t tid)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct stats_table *exits = stats_table_new(), *uexits = stats_table_new();
-	struct pair *p = pair_new(&(struct pair_opts){.exits = exits, .uexits = uexits, .with_sub = size & 1});
+	struct pair *p =
+	    pair_new(&(struct pair_opts){.exits = exits, .uexits = uexits, .with_sub = size & 1});
 	struct text_ops ops = {
 	    .event = on_event, .lost = on_lost, .comm = on_comm, .brk = on_brk, .arg = p};
 	struct text_counts c;
