@@ -39,7 +39,16 @@ metric() { awk -v m="$2" 'index($0, m " ") == 1 { print $NF }' "$1"; }
 mkdir "$TMP/tf" && chown nobody "$TMP/tf"
 # a copy nobody can read wherever the checkout is (a CI's may be 0700)
 cp "$L/kvm-exitstat.dat" "$TMP/in.dat" && chmod 644 "$TMP/in.dat"
-(umask 027 && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+# and of LSan's suppressions under make asan-check: LSan reads them at exit, and
+# failed the run when the checkout's copy was out of nobody's reach
+lsan=${LSAN_OPTIONS:-}
+# (the option itself, not print_suppressions)
+sup=$(echo "$lsan" | sed -n 's/^\(.*:\)\{0,1\}suppressions=\([^:]*\).*/\2/p')
+if [ -n "$sup" ]; then
+	cp "$sup" "$TMP/lsan.supp" && chmod 644 "$TMP/lsan.supp"
+	lsan=$(echo "$lsan" | sed "s|^\(.*:\)\{0,1\}suppressions=[^:]*|\1suppressions=$TMP/lsan.supp|")
+fi
+(umask 027 && LSAN_OPTIONS=$lsan setpriv --reuid=nobody --regid=nogroup --clear-groups \
 	"$KES" serve -i "$TMP/in.dat" --textfile "$TMP/tf") >"$TMP/tf.out" 2>&1
 eq "serve -i FILE --textfile DIR as nobody: exit status ($(head -c 200 "$TMP/tf.out"))" $? 0
 PF=$TMP/tf/kvm_exitstat.prom
