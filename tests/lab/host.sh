@@ -108,8 +108,15 @@ timeout -s KILL "$tmo" "$QEMU" -accel tcg,thread=single -cpu max -m "$mem" -smp 
 	${share:+-fsdev local,id=labshare,path="$share",security_model=none -device virtio-9p-pci,fsdev=labshare,mount_tag=labshare} \
 	</dev/null >"$out/console.log" 2>&1 &
 qpid=$!
+# qpid is timeout's: QEMU is its child, and a SIGKILL to timeout alone left
+# QEMU running, orphaned (a frozen guest of a make check rehearsal, still
+# there after the run). Both go.
+kill_qemu() {
+	pkill -KILL -P $qpid 2>/dev/null
+	kill -9 $qpid 2>/dev/null
+}
 # Kill QEMU with us: an interrupted make check leaves no guest running.
-trap 'kill -9 $qpid 2>/dev/null; exit 130' INT TERM HUP
+trap 'kill_qemu; exit 130' INT TERM HUP
 
 # Stream the output while QEMU runs; a guest silent for --stall seconds froze.
 off=0 last=$(date +%s)
@@ -122,7 +129,7 @@ while kill -0 $qpid 2>/dev/null; do
 		off=$size last=$(date +%s)
 	elif [ $(($(date +%s) - last)) -ge "$stall" ] && [ ! -f "$out/rc" ]; then
 		say "lab host: no output for $stall s: the guest froze; QEMU killed ($out/console.log)"
-		kill -9 $qpid 2>/dev/null
+		kill_qemu
 	fi
 done
 wait $qpid
