@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * input/detect.c: what kind of file an input is, told by its content, never
- * its name; input/stable.c: an fd of it that nobody can change while it is read.
+ * its name; input/stable.c: an fd of it that nobody can change while it is read;
+ * input/perfdata.c: a perf.data file as text.
  */
 #ifndef KES_INPUT_H
 #define KES_INPUT_H
@@ -37,5 +38,12 @@ const char *input_kind_name(enum input_kind k);
  * fd, or -1 with errbuf set.
  */
 int input_stable_fd(int fd, char *errbuf, size_t errlen);
+
+/*
+ * A perf.data file open on fd, as `perf script` prints it: an fd of that
+ * text (an unlinked file, read from its start), or -1 with errbuf set (no
+ * perf here: how to convert it; perf failed: its last message).
+ */
+int input_perfdata_text(int fd, const char *path, char *errbuf, size_t errlen);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "bucket-map.h"
 #include "exit-types.h"
+#include "engine.h"
 #include "feed.h"
 #include "stats.h"
 
@@ -28,8 +29,8 @@ struct watch {
 	struct live *c;
 	struct tep_handle *tep;
 	struct decoder *d;
-	struct pair *p;
-	struct feed *feed;	    /* the one event path (feed.h) */
+	struct engine *en;	    /* the one event path (engine.h) */
+	struct feed *feed;	    /* en's */
 	struct feed_queue **queues; /* per CPU: the pages of a poll, copied */
 	int ncpus;
 	struct feed_counts seen; /* the feed's counts at the last poll */

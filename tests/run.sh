@@ -52,11 +52,20 @@ all_groups() {
 tally() {
 	pos=$1 t=$2 name=$(basename "$2")
 	t0=$(now)
+	# In the lab host each group has a time limit below host.sh's --stall: a
+	# group that hangs is named, with its last lines, and the others still run
+	# (the whole guest judged frozen named none of them).
+	lim=
+	[ -z "${KES_GROUP_TIMEOUT:-}" ] || lim="timeout -k 10 $KES_GROUP_TIMEOUT"
 	case $t in
-	*.sh) sh "$t" >"$log" 2>&1 ;;
-	*) "$t" >"$log" 2>&1 ;;
+	*.sh) $lim sh "$t" >"$log" 2>&1 ;;
+	*) $lim "$t" >"$log" 2>&1 ;;
 	esac
 	rc=$?
+	if [ -n "$lim" ] && { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; }; then
+		echo "FAIL $name: did not finish in $KES_GROUP_TIMEOUT s (KES_GROUP_TIMEOUT); its last lines:"
+		tail -n 5 "$log" | sed 's/^/  /'
+	fi
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	p=$(echo "$line" | sed -n 's/.*\b\([0-9][0-9]*\) passed.*/\1/p')
 	f=$(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) failed.*/\1/p')
@@ -107,8 +116,9 @@ lab_run() {
 	i=1
 	while [ $i -le "$shards" ]; do
 		mkdir -p "$lab_dir.$i"
+		KES_GROUP_TIMEOUT=${KES_GROUP_TIMEOUT:-600} \
 		sh tests/lab/host.sh --quiet --out "$lab_dir.$i" --share "$lab_dir.queue" --env O --env KES \
-			--env EXITGEN --env VALGRIND --env VERBOSE --env ASAN_OPTIONS \
+			--env EXITGEN --env KES_GROUP_TIMEOUT --env VALGRIND --env VERBOSE --env ASAN_OPTIONS \
 			--env LSAN_OPTIONS --env UBSAN_OPTIONS -- sh tests/run.sh --claim "$lab_dir.queue" \
 			--groups "$1" 2>&1 | sed -u "s/^\[\([0-9]*\/[0-9]*\)\]/[lab \1]/; s/^lab: lab host: /lab host $i: /" &
 		i=$((i + 1))

@@ -54,7 +54,20 @@ struct cli_opt {
 	size_t off;
 };
 
-enum { CLI_BIND_NONE, CLI_BIND_BOOL, CLI_BIND_STRING, CLI_BIND_TYPES };
+enum {
+	CLI_BIND_NONE,
+	CLI_BIND_BOOL,
+	CLI_BIND_STRING,
+	CLI_BIND_TYPES,
+	CLI_BIND_PIDS,
+	CLI_BIND_WIDTH
+};
+
+/* -p PID[,PID] of a command, every list given appended (repeatable, as perf's -p). */
+struct cli_pids {
+	int32_t *v; /* malloc'd; the command frees it */
+	size_t n;
+};
 
 /* The --exit-types FILEs of a command, in the order given. */
 #define CLI_TYPES_MAX 16
@@ -85,6 +98,25 @@ struct cli_types {
 		.help = "extra exit_types data file (see kvm-exitstat-exit-types(5))",             \
 		.off = _Generic(((type_ *)0)->field_, struct cli_types: offsetof(type_, field_)),  \
 	}
+/*
+ * The options every command that has them spells the same way: -p PID[,PID]
+ * into a struct cli_pids, --width COLS (40 to 4000) into an unsigned, -g NAME
+ * and --buckets MAP into a const char *. Only the help line is the command's own.
+ */
+#define CLI_PIDS(type_, field_, help_)                                                             \
+	{                                                                                          \
+		.lng = "pid", .shrt = 'p', .arg = "PID[,PID]", .help = help_,                      \
+		.bind = CLI_BIND_PIDS,                                                             \
+		.off = _Generic(((type_ *)0)->field_, struct cli_pids: offsetof(type_, field_)),   \
+	}
+#define CLI_WIDTH(type_, field_, help_)                                                            \
+	{                                                                                          \
+		.lng = "width", .arg = "COLS", .help = help_, .bind = CLI_BIND_WIDTH,              \
+		.off = _Generic(((type_ *)0)->field_, unsigned: offsetof(type_, field_)),          \
+	}
+#define CLI_GUEST(type_, field_, help_) CLI_STRING("guest", 'g', "NAME", type_, field_, help_)
+/* --buckets MAP: the name or file cli_load_buckets() reads */
+#define CLI_BUCKETS(type_, field_, help_) CLI_STRING("buckets", 0, "MAP", type_, field_, help_)
 #define CLI_STRING(lng_, shrt_, arg_, type_, field_, help_, ...)                                   \
 	{                                                                                          \
 		.lng = lng_, .shrt = shrt_, .arg = arg_, .help = help_, .bind = CLI_BIND_STRING,   \

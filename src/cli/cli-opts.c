@@ -144,7 +144,8 @@ static const char *bad_name(char **argv, char *buf, size_t len)
 	return buf;
 }
 
-/* A bound option (CLI_BOOL, CLI_STRING, CLI_EXIT_TYPES) sets its field. 0, or -1 after err(). */
+/* A bound option (CLI_BOOL, CLI_STRING, CLI_EXIT_TYPES, ...) sets its field. 0, or -1 after err().
+ */
 static int set_bound(void *opts, const struct cli_opt *o, const char *arg)
 {
 	char *field = (char *)opts + o->off;
@@ -156,6 +157,13 @@ static int set_bound(void *opts, const struct cli_opt *o, const char *arg)
 	case CLI_BIND_STRING:
 		*(const char **)field = arg;
 		return 0;
+	case CLI_BIND_PIDS: {
+		struct cli_pids *p = (struct cli_pids *)field;
+
+		return cli_add_pids(&p->v, &p->n, arg);
+	}
+	case CLI_BIND_WIDTH:
+		return cli_parse_width(arg, (unsigned *)field);
 	default:
 		return cli_add_types_file((struct cli_types *)field, arg);
 	}

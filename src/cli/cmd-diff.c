@@ -46,7 +46,6 @@ static const char *const units[] = {"us", "ns", NULL};
 enum {
 	O_FORMAT = 1,
 	O_UNIT,
-	O_WIDTH,
 	O_TS_UNIT,
 	O_SOURCE,
 };
@@ -60,8 +59,8 @@ static const struct cli_opt opts[] = {
 	    "one row per exit type and vCPU (both runs need per-thread data)"),
     CLI_OPT("unit", 'u', "UNIT", O_UNIT, "us (default) or ns", .values = units, .noun = "unit"),
     CLI_EXIT_TYPES(struct diff_opts, types),
-    CLI_OPT("width", 0, "COLS", O_WIDTH,
-	    "the table format's width (default: COLUMNS, the terminal's, else 80)"),
+    CLI_WIDTH(struct diff_opts, ro.width,
+	      "the table format's width (default: COLUMNS, the terminal's, else 80)"),
     CLI_OPT("ts-unit", 0, "UNIT", O_TS_UNIT,
 	    "what one tick of a counter clock is, in A and B:\n"
 	    "ns, us, ms, s or the clock's frequency (2100MHz, 2.1GHz)"),
@@ -104,8 +103,6 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_SOURCE:
 		o->source = cli_sources[value];
 		return 0;
-	case O_WIDTH:
-		return cli_parse_width(val, &o->ro.width);
 	case O_TS_UNIT: {
 		char e[160];
 

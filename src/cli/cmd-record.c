@@ -34,8 +34,7 @@
 
 struct record_opts {
 	const char *output;
-	int32_t *pids;
-	size_t npids;
+	struct cli_pids pids;
 	bool all, quiet;
 	bool anatomy;	 /* --anatomy: the scheduler's and interrupts' events too */
 	bool detach;	 /* at -d, leave the command running */
@@ -73,7 +72,6 @@ struct record_state {
 
 enum {
 	O_OUTPUT = 1,
-	O_PID,
 	O_DURATION,
 	O_EVENT,
 	O_BUFFER,
@@ -86,7 +84,7 @@ enum {
 
 static const struct cli_opt opts[] = {
     CLI_OPT("output", 'o', "FILE", O_OUTPUT, "trace.dat to write (default kvm-exitstat.dat)"),
-    CLI_OPT("pid", 'p', "PID[,PID]", O_PID, "attach to running processes (all their threads)"),
+    CLI_PIDS(struct record_opts, pids, "attach to running processes (all their threads); repeatable"),
     CLI_BOOL("all", 'a', struct record_opts, all, "every process on the host (no pid filter)"),
     CLI_OPT("duration", 'd', "SECS", O_DURATION,
 	    "stop after SECS s (a command still running: SIGTERM)"),
@@ -193,9 +191,6 @@ static int parse(void *arg, int id, const char *val, int value)
 		o->rate = (double)n;
 		return 0;
 	}
-	case O_PID:
-		free(o->pids);
-		return cli_parse_pids(val, &o->pids, &o->npids);
 	case O_DURATION:
 		o->duration = strtod(val, &end);
 		if (end == val || *end || !(o->duration > 0))
@@ -216,9 +211,9 @@ static int operands(void *arg, int argc, char **argv)
 
 	if (argc > 0)
 		o->cmd = argv;
-	if (!o->cmd && !o->npids && !o->all)
+	if (!o->cmd && !o->pids.n && !o->all)
 		return err("nothing to record: give a command, -p PID or -a (see 'record --help')");
-	if (!!o->cmd + !!o->npids + o->all > 1)
+	if (!!o->cmd + !!o->pids.n + o->all > 1)
 		return err("give only one of a command, -p PID and -a");
 	if (o->detach && (!o->cmd || !(o->duration > 0)))
 		return err("--detach goes with -d and a command");
@@ -346,7 +341,7 @@ static bool should_stop(const struct record_opts *o, struct run *r, double deadl
 		r->child_done = true;
 		return true;
 	}
-	if (o->npids && !any_alive(o->pids, o->npids))
+	if (o->pids.n && !any_alive(o->pids.v, o->pids.n))
 		return true;
 	r->timed_out = deadline > 0 && now() >= deadline;
 	return r->timed_out;
@@ -535,8 +530,8 @@ static int start(struct record_opts *o, struct live **cp, struct record_state *s
 	co.nextra = o->nadd;
 	co.drop = o->drop;
 	co.ndrop = o->ndrop;
-	co.pids = o->all ? NULL : o->npids ? o->pids : none;
-	co.npids = o->npids;
+	co.pids = o->all ? NULL : o->pids.n ? o->pids.v : none;
+	co.npids = o->pids.n;
 	if (live_signals_install() < 0)
 		return err_errno("cannot install signal handlers");
 	*cp = live_new(&co, e, sizeof(e));
@@ -546,10 +541,10 @@ static int start(struct record_opts *o, struct live **cp, struct record_state *s
 	st->ncpus = live_ncpus(*cp);
 	st->pm = procmap_learn_new(st->long_size);
 	/* processes that run now are named now: they may be gone when their pages are read */
-	for (size_t i = 0; i < o->npids; i++) {
+	for (size_t i = 0; i < o->pids.n; i++) {
 		int32_t kpid;
 
-		if (live_kernel_pid(o->pids[i], &kpid) == 0)
+		if (live_kernel_pid(o->pids.v[i], &kpid) == 0)
 			procmap_learn_process(st->pm, kpid);
 	}
 	st->events = xcalloc((size_t)st->ncpus, sizeof(*st->events));
@@ -636,8 +631,8 @@ static int run(void *arg)
 
 	if (o->stats) {
 		struct cli_record_stats rs = {.output = o->output,
-					      .pids = o->npids ? o->pids : NULL,
-					      .npids = o->npids,
+					      .pids = o->pids.n ? o->pids.v : NULL,
+					      .npids = o->pids.n,
 					      .cmd = o->cmd,
 					      .duration = o->duration,
 					      .quiet = o->quiet};
@@ -647,8 +642,8 @@ static int run(void *arg)
 	if (o->flight) {
 		struct cli_record_flight rf = {
 		    .dir = o->output,
-		    .pids = o->npids ? o->pids : NULL,
-		    .npids = o->npids,
+		    .pids = o->pids.n ? o->pids.v : NULL,
+		    .npids = o->pids.n,
 		    .cmd = o->cmd,
 		    .duration = o->duration,
 		    /* SECS: a buffer that holds it at a busy VM's rate; MB: that */
@@ -692,7 +687,7 @@ static void done(void *arg)
 {
 	struct record_opts *o = arg;
 
-	free(o->pids);
+	free(o->pids.v);
 	free(o->add);
 	free(o->drop);
 }

@@ -35,7 +35,8 @@ struct report_opts {
 	const char *buckets; /* --buckets NAME|FILE */
 	const char *svg;     /* --svg FILE */
 	struct input_opts io;
-	int32_t *pids;
+	struct cli_pids pids; /* -p */
+	const char *guest;    /* -g */
 	size_t slowest; /* --slowest N, 0: the table */
 	bool anatomy;	/* --anatomy */
 	bool by_guest;	/* --by-guest */
@@ -60,12 +61,9 @@ enum {
 	O_INPUT = 1,
 	O_FORMAT,
 	O_VCPU,
-	O_PID,
-	O_GUEST,
 	O_SORT,
 	O_UNIT,
 	O_SOURCE,
-	O_WIDTH,
 	O_SLOWEST,
 	O_TS_UNIT,
 	O_BY_GUEST,
@@ -85,11 +83,11 @@ static const struct cli_opt opts[] = {
 	    "only exits of vCPU N (the events' vcpu_id, else record's\n"
 	    "thread map, else the thread name: QEMU's \"CPU N/KVM\";\n"
 	    "refused when none says)"),
-    CLI_OPT("pid", 'p', "PID[,PID]", O_PID,
-	    "only these processes (VMMs: all their threads) or threads;\n"
-	    "files without record's thread map: threads only"),
-    CLI_OPT("guest", 'g', "NAME", O_GUEST,
-	    "only the VMs named NAME (QEMU -name, else the process\nname, as record saw them)"),
+    CLI_PIDS(struct report_opts, pids,
+	     "only these processes (VMMs: all their threads) or threads;\n"
+	     "files without record's thread map: threads only; repeatable"),
+    CLI_GUEST(struct report_opts, guest,
+	      "only the VMs named NAME (QEMU -name, else the process\nname, as record saw them)"),
     CLI_OPT("sort", 's', "KEY", O_SORT, "sum (default), count, avg, max, name", .values = sorts,
 	    .noun = "sort key"),
     CLI_BOOL("percentiles", 0, struct report_opts, ro.quantiles,
@@ -102,14 +100,14 @@ static const struct cli_opt opts[] = {
     CLI_BOOL("by-sub", 0, struct report_opts, io.with_sub,
 	    "key exits by detail sub-key too (MMIO gpa, PIO port, MSR, hypercall)"),
     CLI_EXIT_TYPES(struct report_opts, types),
-    CLI_STRING("buckets", 0, "MAP", struct report_opts, buckets,
-	    "count exits in timing buckets: ppc (the KVM-PPC exit-timing\n"
-	    "view), native, or a map FILE (kvm-exitstat-exit-types(5))"),
+    CLI_BUCKETS(struct report_opts, buckets,
+		"count exits in timing buckets: ppc (the KVM-PPC exit-timing\n"
+		"view), native, or a map FILE (kvm-exitstat-exit-types(5))"),
     CLI_STRING("svg", 0, "FILE", struct report_opts, svg,
 	    "also write FILE: a latency histogram per reason (log time\n"
 	    "axis, p50/p99 marked) and exits per second over the run"),
-    CLI_OPT("width", 0, "COLS", O_WIDTH,
-	    "the table format's width (default: COLUMNS, the terminal's, else 80)"),
+    CLI_WIDTH(struct report_opts, ro.width,
+	      "the table format's width (default: COLUMNS, the terminal's, else 80)"),
     CLI_OPT("slowest", 0, "N", O_SLOWEST,
 	    "list the N slowest exits (timestamp, thread, vCPU, reason,\n"
 	    "sub-key, time) instead of the table: table, csv or json"),
@@ -172,19 +170,10 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_FORMAT:
 		o->ro.fmt = format_of[value];
 		return 0;
-	case O_GUEST:
-		o->io.vm_name = intern(val);
-		return 0;
 	case O_VCPU:
 		o->io.vcpu = (int32_t)strtol(val, &end, 10);
 		if (*end || end == val || o->io.vcpu < 0)
 			return err("bad vcpu '%s'", val);
-		return 0;
-	case O_PID:
-		free(o->pids);
-		if (cli_parse_pids(val, &o->pids, &o->io.npids) < 0)
-			return -1;
-		o->io.pids = o->pids;
 		return 0;
 	case O_SORT:
 		o->sort = sort_of[value];
@@ -196,8 +185,6 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_SOURCE:
 		o->source = cli_sources[value];
 		return 0;
-	case O_WIDTH:
-		return cli_parse_width(val, &o->ro.width);
 	case O_BY_GUEST:
 		o->by_guest = o->io.by_guest = o->io.with_sub = true;
 		return 0;
@@ -227,6 +214,9 @@ static int operands(void *arg, int argc, char **argv)
 {
 	struct report_opts *o = arg;
 
+	o->io.pids = o->pids.v;
+	o->io.npids = o->pids.n;
+	o->io.vm_name = o->guest ? intern(o->guest) : NULL; /* filter.c compares pointers */
 	for (int i = 0; i < argc; i++)
 		if (add_input(o, argv[i]) < 0)
 			return -1;
@@ -762,7 +752,7 @@ out_types:
 
 static void done(void *arg)
 {
-	free(((struct report_opts *)arg)->pids);
+	free(((struct report_opts *)arg)->pids.v);
 }
 
 const struct cli_cmd cli_cmd_report = {

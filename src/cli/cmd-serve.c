@@ -22,8 +22,7 @@
 
 struct serve_args {
 	struct serve_opts o;
-	int32_t *pids;
-	size_t npids;
+	struct cli_pids pids;
 	const char *guest;
 	bool all, interval_set;
 	struct cli_types types;
@@ -40,7 +39,6 @@ struct serve_args {
 
 enum {
 	O_INTERVAL = 1,
-	O_PID,
 	O_KEEP,
 	O_MAX_ROWS,
 	O_BUFFER,
@@ -68,15 +66,13 @@ static const struct cli_opt opts[] = {
     CLI_STRING("web-config", 0, "FILE", struct serve_args, o.web_config,
 	    "TLS and basic authentication from FILE, in node_exporter's\n"
 	    "web config format (tls_server_config, basic_auth_users)"),
-    CLI_OPT("pid", 'p', "PID[,PID]", O_PID,
-	    "only these processes (VMMs) and all their threads; repeatable"),
-    CLI_STRING("guest", 'g', "NAME", struct serve_args, guest,
-	    "only the VMs named NAME (QEMU -name, else the process name)"),
+    CLI_PIDS(struct serve_args, pids, "only these processes (VMMs) and all their threads; repeatable"),
+    CLI_GUEST(struct serve_args, guest, "only the VMs named NAME (QEMU -name, else the process name)"),
     CLI_BOOL("all", 'a', struct serve_args, all, "every VM on the host (the default)"),
     CLI_BOOL("per-vcpu", 0, struct serve_args, o.per_vcpu,
 	    "a vcpu label on every row (vcpu id, or tid:N without one)"),
-    CLI_STRING("buckets", 0, "MAP", struct serve_args, o.buckets_name,
-	    "rows are timing buckets (ppc, native or a map file)"),
+    CLI_BUCKETS(struct serve_args, o.buckets_name,
+		"rows are timing buckets (ppc, native or a map file)"),
     CLI_OPT("keep-gone", 0, "SECS", O_KEEP, "keep a gone VM's series this long (default 300)"),
     CLI_OPT("max-rows", 0, "N", O_MAX_ROWS,
 	    "at most N label sets, the rest in one overflow row\n(default 4096, 1 to 1000000)"),
@@ -137,8 +133,6 @@ static int parse(void *arg, int id, const char *val, int value)
 	case O_INTERVAL:
 		a->interval_set = true;
 		return cli_parse_secs(val, 0.1, 3600, &a->o.interval, "interval");
-	case O_PID:
-		return cli_add_pids(&a->pids, &a->npids, val);
 	case O_GUEST_TOP:
 		if (cli_parse_ulong(val, 1, 1000, &v, "--guest-top") < 0)
 			return -1;
@@ -190,7 +184,7 @@ static int operands(void *arg, int argc, char **argv)
 
 	if (argc > 0)
 		return err("unexpected argument '%s' (see 'serve --help')", argv[0]);
-	if (a->all && (a->npids || a->guest))
+	if (a->all && (a->pids.n || a->guest))
 		return err("give -a or -p/-g, not both");
 	if (a->ninputs && (a->guest || a->buffer_set || a->interval_set))
 		return err("-i FILE is read once: -g, --buffer and --interval are for tracing");
@@ -256,10 +250,10 @@ static int run(void *arg)
 	if (a->o.buckets_name &&
 	    cli_load_buckets(a->o.buckets_name, &types, &a->o.buckets, &a->o.buckets_name) < 0)
 		goto out;
-	if (a->guest && cli_add_guest(&a->pids, &a->npids, a->guest) < 0)
+	if (a->guest && cli_add_guest(&a->pids.v, &a->pids.n, a->guest) < 0)
 		goto out;
-	a->o.pids = a->npids ? a->pids : NULL;
-	a->o.npids = a->npids;
+	a->o.pids = a->pids.n ? a->pids.v : NULL;
+	a->o.npids = a->pids.n;
 	a->o.types = &types;
 	a->o.inputs = a->inputs;
 	a->o.ninputs = a->ninputs;
@@ -310,7 +304,7 @@ static void done(void *arg)
 	struct serve_args *a = arg;
 
 	bucket_map_free(a->o.buckets);
-	free(a->pids);
+	free(a->pids.v);
 }
 
 const struct cli_cmd cli_cmd_serve = {

@@ -17,8 +17,7 @@
 
 struct top_args {
 	struct ui_top_opts o;
-	int32_t *pids;
-	size_t npids;
+	struct cli_pids pids;
 	const char *guest;
 	bool all;
 	struct cli_types types;
@@ -33,8 +32,7 @@ static const char *const sources[] = {"auto", "exits", "userspace", NULL};
 static const enum ui_source source_of[] = {UI_SOURCE_AUTO, UI_SOURCE_EXITS, UI_SOURCE_USERSPACE};
 
 enum {
-	O_PID = 1,
-	O_DELAY,
+	O_DELAY = 1,
 	O_ONCE,
 	O_LOG,
 	O_LOG_FILE,
@@ -42,14 +40,11 @@ enum {
 	O_BUFFER,
 	O_TRACEPOINTS,
 	O_SLOWER,
-	O_WIDTH,
 };
 
 static const struct cli_opt opts[] = {
-    CLI_OPT("pid", 'p', "PID[,PID]", O_PID,
-	    "only these processes (VMMs) and all their threads; repeatable"),
-    CLI_STRING("guest", 'g', "NAME", struct top_args, guest,
-	    "only the VMs named NAME (QEMU -name, else the process name)"),
+    CLI_PIDS(struct top_args, pids, "only these processes (VMMs) and all their threads; repeatable"),
+    CLI_GUEST(struct top_args, guest, "only the VMs named NAME (QEMU -name, else the process name)"),
     CLI_BOOL("all", 'a', struct top_args, all, "every VM on the host (the default)"),
     CLI_STRING("fields", 'f', "REGEX", struct top_args, o.fields,
 	    "only exit reasons matching REGEX from their start\n(kvm_stat's re.match); '-f help' lists them"),
@@ -72,8 +67,8 @@ static const struct cli_opt opts[] = {
 	    "count every kvm:* tracepoint (kvm_stat's default view):\nrows of --once, columns of --log, the first view (key e)"),
     CLI_OPT("source", 0, "SRC", O_SOURCE, "auto (default), exits (kvm_exit/kvm_entry), userspace",
 	    .values = sources, .noun = "source"),
-    CLI_STRING("buckets", 0, "MAP", struct top_args, o.buckets_name,
-	    "count exits in timing buckets (ppc, native or a map file)"),
+    CLI_BUCKETS(struct top_args, o.buckets_name,
+		"count exits in timing buckets (ppc, native or a map file)"),
     CLI_OPT("buffer", 'b', "KB", O_BUFFER, "per-CPU ring buffer size (default 4096)"),
     CLI_EXIT_TYPES(struct top_args, types),
     CLI_BOOL("no-color", 0, struct top_args, o.no_color,
@@ -82,8 +77,7 @@ static const struct cli_opt opts[] = {
     CLI_OPT("slower-than", 0, "USEC", O_SLOWER,
 	    "each exit slower than USEC, halts left out (perf kvm stat live\n"
 	    "--duration): listed under the table, or on stderr with --once/--log"),
-    CLI_OPT("width", 0, "COLS", O_WIDTH,
-	    "--once's width (default: COLUMNS, the terminal's, else 80)"),
+    CLI_WIDTH(struct top_args, o.width, "--once's width (default: COLUMNS, the terminal's, else 80)"),
     CLI_BOOL("anatomy", 0, struct top_args, o.anatomy,
 	    "also trace the sched and irq events and split each exit into\n"
 	    "its causes: a CAUSE column, the part most of a reason's time\n"
@@ -116,8 +110,6 @@ static int parse(void *arg, int id, const char *val, int value)
 	struct top_args *a = arg;
 
 	switch (id) {
-	case O_PID:
-		return cli_add_pids(&a->pids, &a->npids, val);
 	case O_DELAY:
 		return cli_parse_secs(val, 0.1, 3600, &a->o.delay, "interval");
 	case O_ONCE:
@@ -145,8 +137,6 @@ static int parse(void *arg, int id, const char *val, int value)
 		a->o.slower_ns = (uint64_t)us * 1000;
 		return 0;
 	}
-	case O_WIDTH:
-		return cli_parse_width(val, &a->o.width);
 	}
 	return -1;
 }
@@ -157,7 +147,7 @@ static int operands(void *arg, int argc, char **argv)
 
 	if (argc > 0)
 		return err("unexpected argument '%s' (see 'top --help')", argv[0]);
-	if (a->all && (a->npids || a->guest))
+	if (a->all && (a->pids.n || a->guest))
 		return err("give -a or -p/-g, not both");
 	if ((a->o.csv || a->o.json || a->o.skip_zero || a->o.times) && a->o.out != UI_OUT_LOG)
 		return err("-c, --json, -z and --times go with -l or -L");
@@ -218,10 +208,10 @@ static int run(void *arg)
 	if (a->o.buckets_name &&
 	    cli_load_buckets(a->o.buckets_name, &types, &a->o.buckets, &a->o.buckets_name) < 0)
 		goto out;
-	if (a->guest && cli_add_guest(&a->pids, &a->npids, a->guest) < 0)
+	if (a->guest && cli_add_guest(&a->pids.v, &a->pids.n, a->guest) < 0)
 		goto out;
-	a->o.pids = a->npids ? a->pids : NULL;
-	a->o.npids = a->npids;
+	a->o.pids = a->pids.n ? a->pids.v : NULL;
+	a->o.npids = a->pids.n;
 	a->o.guest = a->guest;
 	a->o.types = &types;
 	a->o.width = cli_out_width(a->o.width);
@@ -252,7 +242,7 @@ static void done(void *arg)
 	bucket_map_free(a->o.buckets);
 	if (a->has_fields_re)
 		regfree(&a->fields_re);
-	free(a->pids);
+	free(a->pids.v);
 }
 
 const struct cli_cmd cli_cmd_top = {

@@ -15,6 +15,7 @@
 #include "alloc.h"
 #include "bucket-map.h"
 #include "decode.h"
+#include "engine.h"
 #include "err.h"
 #include "feed.h"
 #include "file.h"
@@ -133,10 +134,11 @@ struct ctx {
 	const struct input_opts *o;
 	struct input_result *r;
 	struct decoder *d;
-	struct pair *p;
-	struct feed *f;		    /* the input's events, to pair/ (input_feed()) */
+	struct engine *en;	    /* the input's event path (input_feed()) */
+	struct feed *f;		    /* its feed: the input's events, to pair/ */
 	struct feed_counts fc;	    /* what it saw, once it is done */
-	struct pair_counts split_pc; /* a split's pairs' (split_lanes()), c->p's aside */
+	struct pair_counts pc;	    /* what its pair saw, finished (input_feed_end()) */
+	struct pair_counts split_pc; /* a split's pairs' (split_lanes()), the engine's aside */
 	struct tallies tally;	    /* trace.dat: records and page losses per CPU */
 	struct filter flt;	    /* --vcpu, --pid, -g (filter.c); its pm is the input's map */
 	bool no_map;		    /* the input has no thread map: -p matched thread ids */
@@ -169,21 +171,32 @@ static bool keep_event(void *arg, const struct kes_event *ev)
 }
 
 /*
- * The input's one feed: its decoder (a trace.dat's; text's reader decodes
- * its lines itself), the filters through keep_event() when some is set, the
- * ticks of a counter clock, the timelines.
+ * The input's event path: the report's tables and views; its decoder (a
+ * trace.dat's; text's reader decodes its lines itself), the filters through
+ * keep_event() when some is set, the ticks of a counter clock, the timelines.
  */
 static void input_feed(struct ctx *c, const struct text_ts_unit *unit)
 {
-	struct feed_opts fo = {.d = c->d,
-			       .p = c->p,
-			       .keep = c->filtered ? keep_event : NULL,
-			       .keep_arg = c,
-			       .ts_unit = unit,
-			       .timeline = {c->o->timeline[0], c->o->timeline[1]},
-			       .pipe = feed_two_cpus()};
+	const struct input_opts *o = c->o;
+	struct engine_opts eo = {.pair = {.exits = c->r->exits,
+					  .uexits = c->r->uexits,
+					  .with_sub = o->with_sub,
+					  .by_guest = o->by_guest,
+					  .nested = o->nested,
+					  .namer = o->buckets ? bucket_map_namer : NULL,
+					  .namer_arg = (void *)o->buckets,
+					  .outliers = {o->outliers[0], o->outliers[1]},
+					  .anatomy = {o->anatomy[0], o->anatomy[1]}},
+				 .feed = {.d = c->d,
+					  .keep = c->filtered ? keep_event : NULL,
+					  .keep_arg = c,
+					  .ts_unit = unit,
+					  .timeline = {o->timeline[0], o->timeline[1]},
+					  .pipe = feed_two_cpus()},
+				 .filter_details = o->vcpu >= 0};
 
-	c->f = feed_new(&fo);
+	c->en = engine_new(&eo);
+	c->f = engine_feed(c->en);
 }
 
 /* What the feed saw (c->fc) into the input's counts (its ISA: merge_isa()). */
@@ -233,9 +246,11 @@ static void add_hosts(struct input_result *r, const char *const *hosts, size_t n
 /* The feed done: what it saw, in c->fc and the input's counts. */
 static void input_feed_end(struct ctx *c)
 {
-	feed_counts(c->f, &c->fc);
+	engine_finish(c->en);
+	engine_counts(c->en, &c->fc, &c->pc);
 	feed_seen(c);
-	feed_free(c->f);
+	engine_free(c->en);
+	c->en = NULL;
 	c->f = NULL;
 }
 
@@ -267,12 +282,6 @@ static bool details_unmerged(const struct input_opts *o)
 static bool anatomy_of(const struct input_opts *o)
 {
 	return o->anatomy[0] || o->anatomy[1];
-}
-
-/* Does a view read detail events' fields (decode_need_details())? kvm_vcpu_wakeup's: the anatomy. */
-static bool details_needed(const struct input_opts *o)
-{
-	return details_unmerged(o) || o->outliers[0] || o->outliers[1] || anatomy_of(o);
 }
 
 /*
@@ -483,8 +492,6 @@ static int load_tracedat(int fd, const char *path, struct ctx *c)
 		return err_buf(c->e, c->elen, "'%s': %s", path, e);
 	}
 	c->d = tracedat_decoder(td, path, c);
-	if (c->d)
-		decode_need_details(c->d, details_needed(c->o));
 	if (c->d && c->anatomy)
 		c->has_sched = decode_anatomy(c->d);
 	tracedat_get_info(td, &info);
@@ -543,9 +550,9 @@ static void text_break(void *arg, int32_t tid)
 	struct ctx *c = arg;
 
 	if (tid < 0)
-		pair_segment(c->p);
+		pair_segment(engine_pair(c->en));
 	else
-		pair_end_thread(c->p, tid);
+		pair_end_thread(engine_pair(c->en), tid);
 }
 
 /*
@@ -641,7 +648,7 @@ static int load_text(int fd, const char *path, struct ctx *c)
 static int load_perfdata(int fd, const char *path, struct ctx *c)
 {
 	char e[512];
-	int tfd = perfdata_to_text(fd, path, e, sizeof(e)), ret;
+	int tfd = input_perfdata_text(fd, path, e, sizeof(e)), ret;
 
 	if (tfd < 0)
 		return err_buf(c->e, c->elen, "'%s': %s", path, e);
@@ -758,30 +765,13 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 		return load_json(fd, path, &c) < 0
 			   ? -1
 			   : merge_units_check(r, path, r->ts_ticks > ticks_before, e, elen);
-	if (o->with_sub) {
-		stats_table_set_sub_cap(r->exits, STATS_SUB_CAP);
-		stats_table_set_sub_cap(r->uexits, STATS_SUB_CAP);
-		for (int i = 0; i < 2; i++)
-			if (o->anatomy[i])
-				stats_anatomy_set_sub_cap(o->anatomy[i], STATS_SUB_CAP);
-	}
-	c.p = pair_new(&(struct pair_opts){.exits = r->exits,
-					   .uexits = r->uexits,
-					   .with_sub = o->with_sub,
-					   .by_guest = o->by_guest,
-					   .nested = o->nested,
-					   .namer = o->buckets ? bucket_map_namer : NULL,
-					   .namer_arg = (void *)o->buckets,
-					   .outliers = {o->outliers[0], o->outliers[1]},
-					   .anatomy = {o->anatomy[0], o->anatomy[1]}});
 	if (k == INPUT_TRACEDAT)
 		ret = load_tracedat(fd, path, &c);
 	else if (k == INPUT_PERF_DATA)
 		ret = load_perfdata(fd, path, &c);
 	else
 		ret = load_text(fd, path, &c);
-	pair_finish(c.p);
-	pair_get_counts(c.p, &pc);
+	pc = c.pc;
 	pair_counts_add(&pc, &c.split_pc);
 	r->unpaired += pc.untimed;
 	r->ts_backwards += pc.backwards;
@@ -802,7 +792,6 @@ static int load_fd(int fd, const char *path, const struct input_opts *o, struct 
 		r->wall_ns += c.fc.ts_last - c.fc.ts_first;
 		r->wall_known = true;
 	}
-	pair_free(c.p);
 	filter_free(&c.flt);
 	if (ret == 0 && c.anatomy && !c.has_sched && !r->no_sched)
 		r->no_sched = intern(path);

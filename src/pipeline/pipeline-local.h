@@ -125,11 +125,4 @@ struct split_out {
 int split_lanes(const struct split_in *in, struct ring_lane **lanes, size_t n,
 		struct split_out *out);
 
-/*
- * A perf.data file open on fd, as `perf script` prints it: an fd of that
- * text (an unlinked file, read from its start), or -1 with errbuf set (no
- * perf here: how to convert it; perf failed: its last message).
- */
-int perfdata_to_text(int fd, const char *path, char *errbuf, size_t errlen);
-
 #endif

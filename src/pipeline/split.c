@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "alloc.h"
+#include "engine.h"
 #include "knobs.h"
 #include "pipeline-local.h"
 
@@ -56,10 +57,10 @@ struct half {
 	int id;
 	struct owners *own;
 	struct decoder *d;
-	struct pair *p;
+	struct engine *en;
 	struct stats_table *exits, *uexits;
 	struct stats_outliers *out[2]; /* the caller's kind, or NULL */
-	struct feed *f;
+	struct feed *f;		       /* en's */
 	const struct split_in *in;
 	struct ring_lane **lanes; /* all of them: this half's are every other one */
 	size_t n;
@@ -151,20 +152,19 @@ static void half_init(struct half *h, int id, struct owners *own, const struct s
 	h->uexits = stats_table_new();
 	for (int i = 0; i < 2; i++)
 		h->out[i] = in->outliers[i] ? stats_outliers_new_like(in->outliers[i]) : NULL;
-	h->p = pair_new(&(struct pair_opts){.exits = h->exits,
-					    .uexits = h->uexits,
-					    .outliers = {h->out[0], h->out[1]},
-					    .thread_hook = claim,
-					    .thread_hook_arg = h});
-	decode_need_details(h->d, pair_reads_details(h->p));
-	struct feed_opts fo = {.d = h->d, .p = h->p, .ts_unit = in->ts_unit, .stop = &own->stop};
-	h->f = feed_new(&fo);
+	h->en = engine_new(
+	    &(struct engine_opts){.pair = {.exits = h->exits,
+					   .uexits = h->uexits,
+					   .outliers = {h->out[0], h->out[1]},
+					   .thread_hook = claim,
+					   .thread_hook_arg = h},
+				  .feed = {.d = h->d, .ts_unit = in->ts_unit, .stop = &own->stop}});
+	h->f = engine_feed(h->en);
 }
 
 static void half_free(struct half *h)
 {
-	feed_free(h->f);
-	pair_free(h->p);
+	engine_free(h->en);
 	stats_table_free(h->exits);
 	stats_table_free(h->uexits);
 	stats_outliers_free(h->out[0]);
@@ -191,7 +191,7 @@ static void *run_half(void *arg)
 	}
 	h->rc = feed_run(h->f, h->e, sizeof(h->e));
 	if (h->rc == 0)
-		pair_finish(h->p);
+		engine_finish(h->en);
 	return NULL;
 }
 
@@ -202,7 +202,7 @@ static bool merge(struct half *h, const struct split_in *in, struct split_out *o
 	for (int i = 0; i < 2; i++) {
 		struct feed_counts fc;
 
-		feed_counts(h[i].f, &fc);
+		engine_counts(h[i].en, &fc, NULL);
 		if (!feed_counts_add(&out->fc, &fc))
 			return false;
 	}
@@ -210,7 +210,7 @@ static bool merge(struct half *h, const struct split_in *in, struct split_out *o
 	for (int i = 0; i < 2; i++) {
 		struct pair_counts pc;
 
-		pair_get_counts(h[i].p, &pc);
+		engine_counts(h[i].en, NULL, &pc);
 		pair_counts_add(&out->pc, &pc);
 		stats_table_merge(in->exits, h[i].exits);
 		stats_table_merge(in->uexits, h[i].uexits);

@@ -33,6 +33,7 @@
 #include "bucket-map.h"
 #include "decode.h"
 #include "err.h"
+#include "engine.h"
 #include "feed.h"
 #include "live.h"
 #include "intern.h"
@@ -220,14 +221,25 @@ static void setup_counts(struct watch *l)
 	qsort(l->evnames, l->nevnames, sizeof(*l->evnames), cmp_name);
 }
 
-/* The feed over per-CPU queues; a page that flags a loss is a gap where it starts. */
-static void setup_feed(struct watch *l)
+/*
+ * The event path into the running interval's tables, over per-CPU queues; a
+ * page that flags a loss is a gap where it starts.
+ */
+static void setup_engine(struct watch *l, const struct watch_opts *o)
 {
-	struct feed_opts fo = {.d = l->d, .p = l->p, .page_losses = true};
-
+	l->en = engine_new(&(struct engine_opts){
+	    .pair = {.exits = l->cur[WATCH_EXITS],
+		     .uexits = l->cur[WATCH_UEXITS],
+		     .with_sub = o->subkeys && !o->buckets,
+		     .by_guest = o->subkeys && o->by_guest && !o->buckets,
+		     .namer = o->buckets ? bucket_map_namer : NULL,
+		     .namer_arg = o->buckets,
+		     .outliers = {l->slow[WATCH_EXITS], l->slow[WATCH_UEXITS]},
+		     .anatomy = {l->an_cur[WATCH_EXITS], l->an_cur[WATCH_UEXITS]}},
+	    .feed = {.d = l->d, .page_losses = true}});
+	l->feed = engine_feed(l->en);
 	l->ncpus = live_ncpus(l->c);
 	l->queues = xcalloc((size_t)l->ncpus, sizeof(*l->queues));
-	l->feed = feed_new(&fo);
 	for (int i = 0; i < l->ncpus; i++) {
 		l->queues[i] = feed_queue_new(i, live_long_size(l->c), live_page_size(l->c));
 		feed_add_lane(l->feed, feed_queue_lane(l->queues[i]));
@@ -318,16 +330,7 @@ struct watch *watch_new(const struct watch_opts *o, char *errbuf, size_t errlen)
 	}
 	if (o->anatomy)
 		setup_anatomy(l);
-	l->p = pair_new(
-	    &(struct pair_opts){.exits = l->cur[WATCH_EXITS],
-				.uexits = l->cur[WATCH_UEXITS],
-				.with_sub = o->subkeys && !o->buckets,
-				.by_guest = o->subkeys && o->by_guest && !o->buckets,
-				.namer = o->buckets ? bucket_map_namer : NULL,
-				.namer_arg = o->buckets,
-				.outliers = {l->slow[WATCH_EXITS], l->slow[WATCH_UEXITS]},
-				.anatomy = {l->an_cur[WATCH_EXITS], l->an_cur[WATCH_UEXITS]}});
-	setup_feed(l);
+	setup_engine(l, o);
 	return l;
 }
 
@@ -346,7 +349,7 @@ static int run_feed(struct watch *l)
 		errno = EIO; /* a page the kernel wrote wrong: "reading the trace buffers: ..." */
 		return -1;
 	}
-	feed_counts(l->feed, &c);
+	engine_counts(l->en, &c, NULL);
 	l->events_cur += c.records - l->seen.records;
 	l->gaps += c.gaps - l->seen.gaps;
 	if (c.isa)
@@ -399,7 +402,7 @@ void watch_thread_gone(struct watch *l, int32_t tid)
 	if (l->ik)
 		watch_ik_thread_gone(l, tid);
 	else
-		pair_end_thread(l->p, tid);
+		pair_end_thread(engine_pair(l->en), tid);
 }
 
 void watch_reset(struct watch *l)
@@ -429,7 +432,7 @@ void watch_counts(const struct watch *l, uint64_t *exits, uint64_t *uexits)
 {
 	struct pair_counts n;
 
-	pair_get_counts(l->p, &n);
+	engine_counts(l->en, NULL, &n);
 	*exits = l->ik ? l->ik_exits : n.exits;
 	*uexits = n.uexits;
 }
@@ -441,8 +444,7 @@ void watch_free(struct watch *l)
 	/* Our triggers, then the instance: it must not outlive us whatever else fails. */
 	watch_ik_free(l);
 	live_free(l->c);
-	pair_free(l->p);
-	feed_free(l->feed);
+	engine_free(l->en);
 	for (int i = 0; l->queues && i < l->ncpus; i++)
 		feed_queue_free(l->queues[i]);
 	free(l->queues);

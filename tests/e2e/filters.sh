@@ -48,6 +48,10 @@ exits_exact "--pid A, kvm_exit" "$TMP/pax.csv" "$TMP/a.out"
 TA1=$(awk '$1 == "vcpu" && $2 == 1 { print $4 }' "$TMP/a.out")
 "$KES" report $US "$TMP/two.dat" -p "$TA1" -f csv >"$TMP/pt.csv" 2>/dev/null
 eq "--pid TID: that thread's IO" "$(csv_count KVM_EXIT_IO "$TMP/pt.csv")" "$(vcpu_count 1 KVM_EXIT_IO "$TMP/a.out")"
+# -p given twice: the lists add up (as top's and serve's), not the last alone
+"$KES" report $US "$TMP/two.dat" -p "$A" -p "$B" -f csv >"$TMP/pab.csv" 2>/dev/null
+eq "-p A -p B: KVM_EXIT_IO = A's + B's" "$(csv_count KVM_EXIT_IO "$TMP/pab.csv")" \
+	"$(($(eg_total KVM_EXIT_IO "$TMP/a.out") + $(eg_total KVM_EXIT_IO "$TMP/b.out")))"
 
 # -g NAME: the VM of that name (QEMU -name syntax: guest=NAME,... and a plain NAME).
 "$KES" report $US "$TMP/two.dat" -g "beta$$" -f csv >"$TMP/gb.csv" 2>"$TMP/gb.err"

@@ -23,7 +23,7 @@ layer_of_header() {
 	input.h | tracedat.h | text.h | ppctext.h | peertext.h | reportjson.h | live.h | output.h | procmap.h | gsym.h | kvmstats.h | kstatjson.h | khist.h | flight.h) echo 2 ;;
 	decode.h) echo 3 ;;
 	pair.h) echo 4 ;;
-	pipeline.h | feed.h | watch.h) echo 5 ;;
+	pipeline.h | feed.h | engine.h | watch.h) echo 5 ;;
 	render.h | jsonw.h | prom.h | ui.h | serve.h) echo 6 ;;
 	cli.h) echo 7 ;;
 	*) echo "?" ;;
@@ -37,7 +37,7 @@ layer_of_file() {
 	src/input/* | src/live/* | src/output/*) echo 2 ;;
 	src/decode/*) echo 3 ;;
 	src/pair/*) echo 4 ;;
-	src/pipeline/* | src/feed/* | src/watch/*) echo 5 ;;
+	src/pipeline/* | src/feed/* | src/engine/* | src/watch/*) echo 5 ;;
 	src/render/* | src/ui/* | src/serve/*) echo 6 ;;
 	src/cli/* | src/main.c) echo 7 ;;
 	include/*) layer_of_header "${1#include/}" ;;
@@ -80,7 +80,7 @@ prefix_of() {
 	bucket-map.h) echo bucket_map_ ;; stats.h) echo stats_ ;; diff.h) echo diff_ ;;
 	ring.h) echo ring_ ;; live.h) echo live_ ;; kstat.h) echo kstat_ ;; kvmstats.h) echo kvmstats_ ;; kstatjson.h) echo kstatjson_ ;; khist.h) echo khist_ ;; flight.h) echo flight_ ;; output.h) echo dat_writer_ ;; procmap.h) echo procmap_ ;; gsym.h) echo gsym_ ;;
 	input.h | pipeline.h) echo input_ ;; ppctext.h) echo ppctext_ ;; peertext.h) echo peertext_ ;; decode.h) echo decode_ ;;
-	pair.h) echo pair_ ;; feed.h) echo feed_ ;; watch.h) echo watch_ ;; render.h) echo render_ ;; jsonw.h) echo jsonw_ ;; ui.h) echo ui_ ;;
+	pair.h) echo pair_ ;; feed.h) echo feed_ ;; engine.h) echo engine_ ;; watch.h) echo watch_ ;; render.h) echo render_ ;; jsonw.h) echo jsonw_ ;; ui.h) echo ui_ ;;
 	cli.h) echo cli_ ;;
 	tracedat.h) echo tracedat_ ;; text.h) echo text_ ;;
 	*) echo "" ;;

@@ -16,8 +16,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include "err.h"
+#include "input.h"
 #include "knobs.h"
-#include "pipeline-local.h"
 #include "term.h"
 
 /* The perf to run: $KES_PERF (tests, knobs.h), else the first "perf" on $PATH; NULL when none. */
@@ -98,7 +98,7 @@ static void last_line(int fd, char *buf, size_t len)
 	snprintf(buf, len, "%s", term_safe(nl ? nl + 1 : tail, shown, sizeof(shown)));
 }
 
-int perfdata_to_text(int fd, const char *path, char *errbuf, size_t errlen)
+int input_perfdata_text(int fd, const char *path, char *errbuf, size_t errlen)
 {
 	char pbuf[4096], why[512];
 	const char *perf = find_perf(pbuf, sizeof(pbuf));
