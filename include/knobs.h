@@ -13,6 +13,13 @@
 
 struct knobs {
 	bool one_thread;	/* KES_THREADS=1: the feed and pairing on one thread */
+	/*
+	 * KES_PIPE=1: where a trace.dat's lanes do not split in two (threads
+	 * that migrate, a view that filters), pair/ on a second thread
+	 * (feed-pipe.c). Off by default: on this machine kind it cost 1.5x the
+	 * wall and 1.7x the CPU of one thread (the bench's mig-4M recording).
+	 */
+	bool pipe;
 	bool no_split;		/* KES_SPLIT=0: a trace.dat's lanes never split in two */
 	bool no_fastpath;	/* KES_NO_FASTPATH=1: trace.dat through libtracecmd alone */
 	unsigned probe_seconds; /* KES_PROBE_SECONDS: the probe's base limit; 0: its default */

@@ -39,6 +39,7 @@ void cli_knobs_read(void)
 	const char *perf = getenv("KES_PERF");
 	struct knobs k = {
 		.one_thread = is("KES_THREADS", "1"),
+		.pipe = is("KES_PIPE", "1"),
 		.no_split = is("KES_SPLIT", "0"),
 		.no_fastpath = on("KES_NO_FASTPATH"),
 		/* valgrind runs libtracecmd ~30x slower: the probe's base limit raised */

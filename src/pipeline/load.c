@@ -21,6 +21,7 @@
 #include "file.h"
 #include "input.h"
 #include "intern.h"
+#include "knobs.h"
 #include "kstatjson.h"
 #include "pair.h"
 #include "pipeline.h"
@@ -192,7 +193,7 @@ static void input_feed(struct ctx *c, const struct text_ts_unit *unit)
 					  .keep_arg = c,
 					  .ts_unit = unit,
 					  .timeline = {o->timeline[0], o->timeline[1]},
-					  .pipe = feed_two_cpus()},
+					  .pipe = knobs_get()->pipe && feed_two_cpus()},
 				 .filter_details = o->vcpu >= 0};
 
 	c->en = engine_new(&eo);

@@ -11,9 +11,10 @@
 #   one-feed        KES_THREADS=1 KES_SPLIT=0: one feed over every CPU, one
 #                   order of all their records (one-thread before the halves)
 #   by-sub          report --by-sub: a view the split does not run (sub-key
-#                   cap), so the one feed with pair/ on a second thread
-#                   (feed/feed-pipe.c)
+#                   cap), so the one feed, on one thread
 #   by-sub-one      the same with KES_THREADS=1
+#   by-sub-pipe     the same with KES_PIPE=1: pair/ on a second thread
+#                   (feed/feed-pipe.c; off by default since it lost here)
 #   libtracecmd     the same with KES_NO_FASTPATH=1 (records through libtracecmd)
 #   trace-cmd       trace-cmd report F (up to TC_MAX_M million events: it is slow)
 #   cat             cat F: the floor of reading the file through read(2)
@@ -42,7 +43,8 @@
 #
 # Then the same two rows (report, one-thread) and the two --by-sub rows on a
 # 4 M recording whose vCPU threads migrate (migrating in lib.sh): the split
-# stays off there, the one feed runs with pair/ on a second thread.
+# stays off there and the one feed runs on one thread (by-sub-pipe: with
+# pair/ on a second).
 #
 # Env: SIZES (default "1 4 16"), N_REPORT (5), N_PEER (3), N_TC (3), TC_MAX_M (4).
 . tests/bench/lib.sh
@@ -106,7 +108,7 @@ one() {
 	csv_row report "${size}M" "$ev" "$peer" "$n" "$W" "$C" "$U" "$S" "$M" "$ns" "$x" "$mb MB"
 }
 
-PEERS="report one_thread one_feed by_sub by_sub_one libtracecmd trace_cmd cat mmap_wordsum"
+PEERS="report one_thread one_feed by_sub by_sub_one by_sub_pipe libtracecmd trace_cmd cat mmap_wordsum"
 
 # rounds F SIZE|-: N_REPORT rounds of the four report peers on F, from
 # nothing; with a SIZE (million events) also libtracecmd, trace-cmd (up to
@@ -120,6 +122,7 @@ rounds() {
 		run_peer one_feed env KES_THREADS=1 KES_SPLIT=0 "$KES" report -i "$1" -f csv
 		run_peer by_sub "$KES" report -i "$1" -f csv --by-sub
 		run_peer by_sub_one env KES_THREADS=1 "$KES" report -i "$1" -f csv --by-sub
+		run_peer by_sub_pipe env KES_PIPE=1 "$KES" report -i "$1" -f csv --by-sub
 		if [ "$2" != - ]; then
 			middle "$r" "$N_PEER" &&
 				run_peer libtracecmd env KES_NO_FASTPATH=1 "$KES" report -i "$1" -f csv
@@ -141,7 +144,7 @@ for size in $SIZES; do
 	mb=$(mb_of "$f")
 	cat "$f" >/dev/null # into the page cache: every peer reads it from there
 	rounds "$f" "$size"
-	for peer in report one-thread one-feed by-sub by-sub-one libtracecmd; do one "$size" "$peer"; done
+	for peer in report one-thread one-feed by-sub by-sub-one by-sub-pipe libtracecmd; do one "$size" "$peer"; done
 	[ -n "$C_trace_cmd" ] && one "$size" trace-cmd
 	one "$size" cat
 	one "$size" mmap-wordsum
@@ -155,6 +158,8 @@ for size in $SIZES; do
 	printf ' one thread / one feed CPU %s;' "$(ratio "%.2f" C one_thread one_feed)"
 	printf ' --by-sub wall / one thread'"'"'s %s, CPU %s;' \
 		"$(ratio "%.2f" W by_sub by_sub_one)" "$(ratio "%.2f" C by_sub by_sub_one)"
+	printf ' KES_PIPE=1 --by-sub wall / one thread'"'"'s %s, CPU %s;' \
+		"$(ratio "%.2f" W by_sub_pipe by_sub_one)" "$(ratio "%.2f" C by_sub_pipe by_sub_one)"
 	printf ' libtracecmd/report %s\n' "$(ratio "%.1fx" C libtracecmd report)"
 done
 
@@ -163,8 +168,10 @@ ev=$(cat "$f.events")
 mb=$(mb_of "$f")
 cat "$f" >/dev/null
 rounds "$f" -
-for peer in report one-thread one-feed by-sub by-sub-one; do one mig4 "$peer"; done
+for peer in report one-thread one-feed by-sub by-sub-one by-sub-pipe; do one mig4 "$peer"; done
 printf '  migrating 4M (medians of per-round ratios): report wall / one thread'"'"'s %s, CPU %s;' \
 	"$(ratio "%.2f" W report one_thread)" "$(ratio "%.2f" C report one_thread)"
-printf ' --by-sub wall / one thread'"'"'s %s, CPU %s\n' \
+printf ' --by-sub wall / one thread'"'"'s %s, CPU %s;' \
 	"$(ratio "%.2f" W by_sub by_sub_one)" "$(ratio "%.2f" C by_sub by_sub_one)"
+printf ' KES_PIPE=1 --by-sub wall / one thread'"'"'s %s, CPU %s\n' \
+	"$(ratio "%.2f" W by_sub_pipe by_sub_one)" "$(ratio "%.2f" C by_sub_pipe by_sub_one)"

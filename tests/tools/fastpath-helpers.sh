@@ -16,8 +16,8 @@ same_reports() {
 		check "$(basename "$1") $view: same messages" cmp -s "$TMP/fast.err" "$TMP/slow.err"
 	done
 	# report's split (two feeds, on two threads or one after the other, where
-	# that gives the one feed's report), else the one feed with pair/ on a
-	# second thread (--by-sub always); KES_SPLIT=0: the one feed, never split
+	# that gives the one feed's report), else the one feed (--by-sub always);
+	# KES_SPLIT=0: the one feed, never split
 	for view in "-f csv" "-f json" "-f ppc" "-f csv --slowest 5" "-f json --by-sub"; do
 		# shellcheck disable=SC2086
 		$KES report -i "$1" $view >"$TMP/two.out" 2>"$TMP/two.err"
@@ -30,6 +30,12 @@ same_reports() {
 		check "$(basename "$1") $view: same report from the one feed" cmp -s "$TMP/two.out" "$TMP/feed.out"
 		check "$(basename "$1") $view: same messages from the one feed" cmp -s "$TMP/two.err" "$TMP/feed.err"
 	done
+	# KES_PIPE=1: the one feed with pair/ on a second thread (a view the split
+	# does not take: --by-sub)
+	KES_PIPE=1 $KES report -i "$1" -f json --by-sub >"$TMP/pipe.out" 2>"$TMP/pipe.err"
+	check "$(basename "$1") --by-sub: same report with pair/ on a second thread (KES_PIPE=1)" \
+		cmp -s "$TMP/two.out" "$TMP/pipe.out"
+	check "$(basename "$1") --by-sub: same messages with KES_PIPE=1" cmp -s "$TMP/two.err" "$TMP/pipe.err"
 	# --svg: the timelines the feed fills
 	$KES report -i "$1" -f csv --svg "$TMP/fast.svg" >/dev/null 2>&1
 	eq "$(basename "$1") --svg: exit status" "$?" 0
