@@ -144,8 +144,7 @@ static const char *bad_name(char **argv, char *buf, size_t len)
 	return buf;
 }
 
-/* A bound option (CLI_BOOL, CLI_STRING, CLI_EXIT_TYPES, ...) sets its field. 0, or -1 after err().
- */
+/* A bound option (CLI_BOOL, CLI_STRING, CLI_PIDS, ...) sets its field. 0, or -1 after err(). */
 static int set_bound(void *opts, const struct cli_opt *o, const char *arg)
 {
 	char *field = (char *)opts + o->off;
