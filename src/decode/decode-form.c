@@ -95,6 +95,56 @@ static const struct {
     {"emulate-failed", fix_emulate},
 };
 
+/*
+ * The pattern literal at p: up to the next capture or the end. A loop, not
+ * strstr(): literals are a few bytes, and strstr()'s set-up for each was
+ * 500 of a text line's 5,500 instructions (callgrind).
+ */
+static size_t literal_len(const char *p)
+{
+	size_t n = 0;
+
+	while (p[n] && (p[n] != '%' || p[n + 1] != '{'))
+		n++;
+	return n;
+}
+
+/* The capture at p ("%{name:c}"): its name's end, or NULL for a bad one. */
+static const char *capture_colon(const char *p)
+{
+	const char *colon = strchr(p + 2, ':');
+
+	return !colon || colon[1] == '\0' || colon[2] != '}' ? NULL : colon;
+}
+
+/*
+ * The literal lengths text_form_match() will ask for, walked once without
+ * a payload (the walk does not depend on it): the pattern is read again
+ * for each line of a trace, and measuring its literals each time was a
+ * fifth of the matching (callgrind). Past TEXT_FORM_LITS, measured then.
+ */
+static void form_lits(struct text_form *form)
+{
+	const char *p = form->f->pattern, *colon;
+	size_t n;
+
+	while (*p && form->nlit < TEXT_FORM_LITS) {
+		bool after_capture = p[0] == '%' && p[1] == '{';
+
+		if (after_capture) { /* the literal after it: asked for, then again as a literal */
+			if (!(colon = capture_colon(p)))
+				return;
+			p = colon + 3;
+		}
+		n = literal_len(p);
+		if (n > UINT16_MAX)
+			return; /* measured then */
+		form->lit[form->nlit++] = (uint16_t)n;
+		if (!after_capture)
+			p += n;
+	}
+}
+
 size_t text_forms_find(const struct exit_types *types, const char *system, const char *event,
 		       struct text_form *out, size_t max)
 {
@@ -103,8 +153,10 @@ size_t text_forms_find(const struct exit_types *types, const char *system, const
 	size_t n = exit_types_forms(types, system, event, f, t,
 				    max < TEXT_MAX_FORMS ? max : TEXT_MAX_FORMS);
 
-	for (size_t i = 0; i < n; i++)
-		out[i] = (struct text_form){f[i], t[i]};
+	for (size_t i = 0; i < n; i++) {
+		out[i] = (struct text_form){.f = f[i], .t = t[i]};
+		form_lits(&out[i]);
+	}
 	return n;
 }
 
@@ -178,14 +230,6 @@ static void symbol_value(const struct text_form *form, struct text_field *x)
 	x->text_len = 0;
 }
 
-/* The pattern literal at p: up to the next capture or the end. */
-static size_t literal_len(const char *p)
-{
-	const char *c = strstr(p, "%{");
-
-	return c ? (size_t)(c - p) : strlen(p);
-}
-
 /* Does lit[0, n) start s (a blank in lit matches a run of blanks)? Its length in s, or -1. */
 static long literal_at(const char *s, const char *lit, size_t n)
 {
@@ -210,6 +254,8 @@ static long literal_at(const char *s, const char *lit, size_t n)
 static const char *find_literal(const char *s, const char *lit, size_t n, size_t *matched)
 {
 	for (; *s; s++) {
+		if (!is_blank(lit[0]) && *s != lit[0])
+			continue; /* the common miss, without the call */
 		long m = literal_at(s, lit, n);
 		if (m >= 0) {
 			*matched = (size_t)m;
@@ -246,12 +292,20 @@ static int capture(const struct text_form *form, const char *name, size_t name_l
 int text_form_match(const struct text_form *form, const char *payload, struct text_fields *f)
 {
 	const char *p = form->f->pattern, *s = payload;
+	size_t k = 0; /* literals measured so far (form->lit) */
 
-	/* every form is a kernel TP_printk: its symbols are the kernel's own names */
-	*f = (struct text_fields){.kernel_symbols = true, .aliases = form->f->aliases};
+	/*
+	 * every form is a kernel TP_printk: its symbols are the kernel's own
+	 * names. Only the fields in use are set (field_mut() sets a new one
+	 * whole): zeroing all eight for each form tried cost as much again.
+	 */
+	f->n = 0;
+	f->kernel_symbols = true;
+	f->aliases = form->f->aliases;
 	while (*p) {
 		if (p[0] != '%' || p[1] != '{') {
-			size_t n = literal_len(p);
+			size_t n = k < form->nlit ? form->lit[k] : literal_len(p);
+			k++;
 			long m = literal_at(s, p, n);
 			if (m < 0)
 				return -1;
@@ -260,12 +314,13 @@ int text_form_match(const struct text_form *form, const char *payload, struct te
 			continue;
 		}
 		/* %{name:c} */
-		const char *name = p + 2, *colon = strchr(name, ':');
-		if (!colon || colon[1] == '\0' || colon[2] != '}')
+		const char *name = p + 2, *colon = capture_colon(p);
+		if (!colon)
 			return -1; /* a bad pattern: a bug here, not in the input */
 		char conv = colon[1];
 		p = colon + 3;
-		size_t n = literal_len(p), m = 0;
+		size_t n = k < form->nlit ? form->lit[k] : literal_len(p), m = 0;
+		k++;
 		const char *end = n ? find_literal(s, p, n, &m) : s + strlen(s);
 		if (conv == 'w' && !n)
 			end = s + strcspn(s, " \t,");

@@ -67,9 +67,13 @@ struct text_fields {
 #define TEXT_MAX_FORMS 16 /* printed forms of one event, over every table */
 
 /* A printed form (exit_types data) and the table it came from: its syms and aliases. */
+#define TEXT_FORM_LITS 16 /* literal lengths a form keeps (text_forms_find()) */
 struct text_form {
 	const struct exit_form *f;
 	const struct exit_table *t;
+	/* the pattern's literal lengths in the order text_form_match() asks for them */
+	uint16_t lit[TEXT_FORM_LITS];
+	uint8_t nlit;
 };
 
 /* The printed forms known for an event (system NULL: not printed), at most max; how many. */

@@ -39,6 +39,8 @@
  */
 #define MAX_FIELD_REFS 48
 #define MAX_LABELS     24 /* words of an event's forms that a value follows */
+#define NAME_MEMOS     256 /* resolve_name()'s answers kept (direct-mapped) */
+#define NAME_MEMO_LEN  40  /* longer printed names are resolved every time */
 
 struct label {
 	const char *s; /* into an interned pattern */
@@ -62,6 +64,20 @@ struct binding {
 	const struct sched_event *sched; /* role KES_SCHED (--anatomy): which one */
 };
 
+/* What the printed reason text meant to a table (resolve_name()), kept. */
+struct resolved {
+	uint64_t key, flags;
+	size_t name_len; /* of the name part of the printed text, 0: not the kernel's name */
+};
+
+struct name_memo {
+	const struct exit_table *t; /* NULL: the slot is free */
+	uint8_t len, how;	    /* the text's length; aliases | plugin << 1 */
+	bool found;
+	char text[NAME_MEMO_LEN];
+	struct resolved r;
+};
+
 struct thread {
 	int32_t tid;
 	int32_t vcpu;
@@ -78,7 +94,9 @@ struct text_decoder {
 	unsigned new_names;
 	uint64_t new_seen[2 * MAX_NEW_NAMES]; /* hashes of the new names made so far (0: free) */
 	struct binding bind[BIND_SLOTS];
+	struct binding *last; /* lookup()'s last answer */
 	struct thread threads[THREAD_SLOTS];
+	struct name_memo memo[NAME_MEMOS];
 };
 
 struct text_decoder *text_decoder_new(const struct exit_types *types)
@@ -170,12 +188,22 @@ static void bind(const struct text_decoder *d, const char *sys, const char *ev, 
 	}
 }
 
+/* Is b the binding of l's event (its key: system '\0' event '\0')? */
+static bool bound_to(const struct binding *b, const struct kes_text_rec *l, size_t sl)
+{
+	return b && b->used && !b->key[sl] && (!sl || !memcmp(b->key, l->system, sl)) &&
+	       !memcmp(b->key + sl + 1, l->event, l->event_len) && !b->key[sl + 1 + l->event_len];
+}
+
 static struct binding *lookup(struct text_decoder *d, const struct kes_text_rec *l)
 {
 	char key[sizeof(((struct binding *)0)->key)];
 	size_t sl = l->system ? l->system_len : 0;
 	uint32_t h = 2166136261u;
 
+	/* the reader asks for a line's role, then decodes it: the same event twice */
+	if (bound_to(d->last, l, sl))
+		return d->last;
 	if (sl)
 		memcpy(key, l->system, sl);
 	key[sl] = '\0';
@@ -184,6 +212,7 @@ static struct binding *lookup(struct text_decoder *d, const struct kes_text_rec 
 	for (size_t i = 0; i < sl + 1 + l->event_len; i++)
 		h = (h ^ (uint8_t)key[i]) * 16777619u;
 	struct binding *b = &d->bind[h % BIND_SLOTS];
+	d->last = b;
 	if (b->used && memcmp(b->key, key, sl + 2 + l->event_len) == 0)
 		return b;
 	b->used = true;
@@ -220,11 +249,6 @@ static bool num_of(const struct text_fields *f, const char *name, uint64_t *v)
 }
 
 /* ---- reason names ---- */
-
-struct resolved {
-	uint64_t key, flags;
-	size_t name_len; /* of the name part of the printed text, 0: not the kernel's name */
-};
 
 static bool copy_name(char *buf, const char *s, size_t len)
 {
@@ -326,6 +350,38 @@ static bool resolve_name(const struct exit_table *t, const struct text_field *rf
 		return false;
 	r->name_len = len;
 	return exit_table_key(t, buf, &r->key) == 0;
+}
+
+/*
+ * resolve_name(), remembered: a trace prints a few reasons a million times,
+ * and each look-up compares the name with every name of the table (and of
+ * the other ISA's table first, on x86): callgrind gave exit_table_key() and
+ * its strcmp() 1,500 of a text line's 6,600 instructions. The answer
+ * depends on the table, the text and the two switches only (the tables do
+ * not change while a trace is read): a slot holds all of them.
+ */
+static bool resolve_memo(struct text_decoder *d, const struct exit_table *t,
+			 const struct text_field *rf, bool aliases, struct resolved *r)
+{
+	uint8_t how = (uint8_t)(aliases | d->plugin_names << 1);
+	uint64_t h = (1469598103934665603ULL ^ (uintptr_t)t ^ how) * 1099511628211ULL;
+	struct name_memo *m;
+
+	if (rf->text_len > NAME_MEMO_LEN)
+		return resolve_name(t, rf, aliases, d->plugin_names, r);
+	for (size_t i = 0; i < rf->text_len; i++)
+		h = (h ^ (uint8_t)rf->text[i]) * 1099511628211ULL;
+	m = &d->memo[(h ^ h >> 29) % NAME_MEMOS];
+	if (m->t == t && m->how == how && m->len == rf->text_len &&
+	    !memcmp(m->text, rf->text, rf->text_len)) {
+		*r = m->r;
+		return m->found;
+	}
+	*m = (struct name_memo){.t = t, .len = (uint8_t)rf->text_len, .how = how};
+	memcpy(m->text, rf->text, rf->text_len);
+	m->found = resolve_name(t, rf, aliases, d->plugin_names, r);
+	m->r = *r;
+	return m->found;
 }
 
 /*
@@ -446,8 +502,7 @@ static int decode_exit(struct text_decoder *d, struct binding *b, const char *fs
 	}
 	for (size_t i = 0; i < nc && !t; i++) {
 		rf = text_field_get(f, c[i]->reason_field);
-		if (rf->text && !rf->has_num &&
-		    resolve_name(c[i], rf, f->aliases, d->plugin_names, &r))
+		if (rf->text && !rf->has_num && resolve_memo(d, c[i], rf, f->aliases, &r))
 			t = c[i];
 	}
 	by_name = t != NULL;

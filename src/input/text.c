@@ -555,8 +555,10 @@ static void one_line(struct reader *r)
 	 * after its time, and only when it has no time of its own (it is that
 	 * record's event: " kvm_exit: reason ...").
 	 */
-	if (r->have_rec && !cut && !marker_line(s) && (open = rec_parsed(r)) &&
-	    (!start || (!open->event && !l.has_ts)) && rec_open(r, open) && join(r, s, len))
+	/* marker_line() (strstr()s of the whole line) last: most lines start a record */
+	if (r->have_rec && !cut && (open = rec_parsed(r)) &&
+	    (!start || (!open->event && !l.has_ts)) && !marker_line(s) && rec_open(r, open) &&
+	    join(r, s, len))
 		return;
 	flush(r);
 	if (start) {

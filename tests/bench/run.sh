@@ -6,6 +6,7 @@
 #               libtracecmd path, cat and an mmap word sum (report.sh)
 #   stages      report's instructions per stage, callgrind (stages.sh)
 #   compressed  v7 + zstd: CPU, wall, peak RSS at 1/4/16 M events (compressed.sh)
+#   text        trace-cmd report text: report vs an awk pairing script and cat (text.sh)
 #   live        record and top -l vs perf record and bpftrace (live.sh)
 #   serve       the exporter: collector CPU per exit, bytes per scrape (serve.sh)
 #   inkernel    counts and latency per exit: streamed, in-kernel hists, bpftrace;
@@ -16,7 +17,7 @@
 # has every row (header.csv the run's header). Recordings are cached in build/bench: a rerun takes
 # about 3 minutes, the first about 5.
 #
-# Env: O, KES, EXITGEN; BENCH_GROUPS (default "report stages compressed live serve inkernel");
+# Env: O, KES, EXITGEN; BENCH_GROUPS (default "report stages compressed text live serve inkernel");
 # each script's own knobs (SIZES, N_REPORT, IO_LIVE, ...).
 O=${O:-build}
 KES=${KES:-./kvm-exitstat}
@@ -25,7 +26,7 @@ BENCH_DIR=${BENCH_DIR:-$O/bench}
 CSV=$BENCH_DIR/results.csv
 export O KES EXITGEN BENCH_DIR CSV
 . tests/bench/lib.sh
-BENCH_GROUPS=${BENCH_GROUPS:-report stages compressed live serve inkernel}
+BENCH_GROUPS=${BENCH_GROUPS:-report stages compressed text live serve inkernel}
 mkdir -p "$BENCH_DIR"
 for t in "$RUSAGE" "$WORDSUM" "$DATCOUNT"; do
 	[ -x "$t" ] || { echo "bench: $t missing (run it through make bench)"; exit 1; }

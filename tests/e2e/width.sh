@@ -9,6 +9,18 @@
 command -v python3 >/dev/null 2>&1 || skip "needs python3"
 CHECK=$(dirname "$0")/../tools/width-check.py
 
+# same DESC A B AERR BERR: A and B the same, else what differed (and both
+# runs' stderr) in the log: a difference seen once in CI must say itself
+same() {
+	if cmp -s "$2" "$3"; then
+		ok
+		return
+	fi
+	bad "$1"
+	diff "$2" "$3" | head -20
+	cat "$4" "$5" | head -10
+}
+
 # table_check DESC CSV TABLE [WIDTH]
 table_check() {
 	r=$(python3 "$CHECK" report "$2" "$3" "${4:-80}" 2>&1)
@@ -26,11 +38,14 @@ for f in "$@"; do
 		# shellcheck disable=SC2086
 		$KES report -f csv $o "$f" >"$TMP/csv" 2>/dev/null
 		# shellcheck disable=SC2086
-		env -u COLUMNS $KES report -f table $o "$f" >"$TMP/t80" 2>/dev/null
+		env -u COLUMNS $KES report -f table $o "$f" >"$TMP/t80" 2>"$TMP/t80e"
+		r1=$?
 		table_check "$f $o: piped, 80 columns" "$TMP/csv" "$TMP/t80"
 		# shellcheck disable=SC2086
-		COLUMNS=80 $KES report -f table $o "$f" >"$TMP/c80" 2>/dev/null
-		check "$f $o: COLUMNS=80 is the same" cmp -s "$TMP/t80" "$TMP/c80"
+		COLUMNS=80 $KES report -f table $o "$f" >"$TMP/c80" 2>"$TMP/c80e"
+		r2=$?
+		same "$f $o: COLUMNS=80 is the same (exit $r1, $r2)" "$TMP/t80" "$TMP/c80" \
+			"$TMP/t80e" "$TMP/c80e"
 	done
 done
 # --width and a wide COLUMNS: the one-line layout, as wide as it needs
