@@ -493,7 +493,41 @@ static int cut_after_ts(const char *s, size_t i, uint64_t ts, struct text_line *
  * existed, a line whose first anchor is prose and a later one a record is
  * read at the later one).
  */
-static int parse_anchors(const char *s, size_t len, bool loose, struct text_line *l)
+/* parse_head(), answered from m when the head is the one m holds; m may be NULL. */
+static int head_memo(const char *s, size_t len, struct text_line *l, struct text_head_memo *m)
+{
+	if (m && len && m->len == len && m->system == (l->system != NULL) &&
+	    !memcmp(m->s, s, len)) {
+		l->cpu = m->cpu;
+		l->tid = m->tid;
+		l->shape = m->shape;
+		l->instance = m->has_instance ? s + m->instance_at : NULL;
+		l->instance_len = m->instance_len;
+		l->comm = m->has_comm ? s + m->comm_at : NULL;
+		l->comm_len = m->comm_len;
+		return 0;
+	}
+	if (parse_head(s, len, l) < 0)
+		return -1;
+	if (!m || !len || len > sizeof(m->s))
+		return 0;
+	*m = (struct text_head_memo){.len = len,
+				     .system = l->system != NULL,
+				     .cpu = l->cpu,
+				     .tid = l->tid,
+				     .shape = l->shape,
+				     .has_instance = l->instance != NULL,
+				     .instance_at = l->instance ? (size_t)(l->instance - s) : 0,
+				     .instance_len = l->instance_len,
+				     .has_comm = l->comm != NULL,
+				     .comm_at = l->comm ? (size_t)(l->comm - s) : 0,
+				     .comm_len = l->comm_len};
+	memcpy(m->s, s, len);
+	return 0;
+}
+
+static int parse_anchors(const char *s, size_t len, bool loose, struct text_line *l,
+			 struct text_head_memo *memo)
 {
 	int tries = 0;
 
@@ -540,7 +574,7 @@ static int parse_anchors(const char *s, size_t len, bool loose, struct text_line
 		l->payload = p + m;
 		while (is_blank(*l->payload))
 			l->payload++;
-		if (!l->cut && parse_head(s, i, l) == 0)
+		if (!l->cut && head_memo(s, i, l, memo) == 0)
 			return 0;
 		/* a cut name, a head of no printer: only a KVM tracepoint makes it a record */
 		if (loose && loose_head(s, i, l) == 0)
@@ -550,11 +584,16 @@ static int parse_anchors(const char *s, size_t len, bool loose, struct text_line
 	return -1;
 }
 
-int text_parse_line(const char *s, size_t len, struct text_line *l)
+int text_parse_line_memo(const char *s, size_t len, struct text_line *l, struct text_head_memo *m)
 {
-	if (parse_anchors(s, len, false, l) == 0 || parse_anchors(s, len, true, l) == 0)
+	if (parse_anchors(s, len, false, l, m) == 0 || parse_anchors(s, len, true, l, NULL) == 0)
 		return 0;
 	return bare_record(s, l);
+}
+
+int text_parse_line(const char *s, size_t len, struct text_line *l)
+{
+	return text_parse_line_memo(s, len, l, NULL);
 }
 
 /* "[ 1234.567890] " (the kernel log's time, as dmesg prints it), with an optional "<6>" level. */

@@ -65,6 +65,25 @@ struct text_line {
  * start), else -1. Whether a loose one is a record is for the reader to say.
  */
 int text_parse_line(const char *s, size_t len, struct text_line *l);
+
+/*
+ * The last head (what precedes the timestamp: "  qemu-1234  [003] ") that
+ * parsed, and what it gave: a trace's lines repeat a few heads, and the head
+ * was a sixth of a line's cost (callgrind). The same bytes give the same
+ * fields; it is the reader's, and starts zeroed.
+ */
+#define TEXT_HEAD_MEMO 96
+struct text_head_memo {
+	char s[TEXT_HEAD_MEMO];
+	size_t len;  /* 0: none yet */
+	bool system; /* the line printed its event's system (perf's head) */
+	int32_t cpu, tid;
+	enum text_shape shape;
+	bool has_instance, has_comm;
+	size_t instance_at, instance_len, comm_at, comm_len; /* offsets into the head */
+};
+/* text_parse_line(), with the head asked of m first and kept in it. */
+int text_parse_line_memo(const char *s, size_t len, struct text_line *l, struct text_head_memo *m);
 /*
  * Cuts the trailing CR and blanks (NUL-terminates at the new end) and finds
  * what to skip in front: mail quote markers ("> ", ">> "), then a kernel log

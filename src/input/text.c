@@ -44,6 +44,7 @@ struct reader {
 	const struct text_ops *ops;
 	struct text_counts c;
 	struct decoder *dec;
+	struct text_head_memo heads; /* the last head parsed (record_start()) */
 	char line[TEXT_MAX_LINE + 1];
 	size_t len;
 	bool cut; /* the line had more than TEXT_MAX_LINE bytes */
@@ -434,7 +435,7 @@ static bool rec_open(struct reader *r, const struct text_line *l)
 /* Is s the start of a record (a loose shape only when it names a KVM tracepoint)? */
 static bool record_start(struct reader *r, const char *s, size_t len, struct text_line *l)
 {
-	if (text_parse_line(s, len, l) < 0)
+	if (text_parse_line_memo(s, len, l, &r->heads) < 0)
 		return false;
 	/* a printer's head and a name cut short ("q-7 [000] ... 1.5: k") is a damaged record */
 	if (!l->loose || !l->event || (l->cut && l->tid >= 0 && l->cpu >= 0))
