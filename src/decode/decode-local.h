@@ -66,8 +66,9 @@ struct text_fields {
 
 #define TEXT_MAX_FORMS 16 /* printed forms of one event, over every table */
 
-/* A printed form (exit_types data) and the table it came from: its syms and aliases. */
 #define TEXT_FORM_LITS 16 /* literal lengths a form keeps (text_forms_find()) */
+
+/* A printed form (exit_types data) and the table it came from: its syms and aliases. */
 struct text_form {
 	const struct exit_form *f;
 	const struct exit_table *t;

@@ -487,12 +487,6 @@ static int cut_after_ts(const char *s, size_t i, uint64_t ts, struct text_line *
 	return 0;
 }
 
-/*
- * Tries the timestamp anchors left to right: pass 0 takes only the printers'
- * own shapes, pass 1 the first loose one (as it did before loose records
- * existed, a line whose first anchor is prose and a later one a record is
- * read at the later one).
- */
 /* parse_head(), answered from m when the head is the one m holds; m may be NULL. */
 static int head_memo(const char *s, size_t len, struct text_line *l, struct text_head_memo *m)
 {
@@ -526,6 +520,12 @@ static int head_memo(const char *s, size_t len, struct text_line *l, struct text
 	return 0;
 }
 
+/*
+ * Tries the timestamp anchors left to right: pass 0 takes only the printers'
+ * own shapes, pass 1 the first loose one (as it did before loose records
+ * existed, a line whose first anchor is prose and a later one a record is
+ * read at the later one).
+ */
 static int parse_anchors(const char *s, size_t len, bool loose, struct text_line *l,
 			 struct text_head_memo *memo)
 {
