@@ -118,10 +118,10 @@ static const char *capture_colon(const char *p)
 }
 
 /*
- * The literal lengths text_form_match() will ask for, walked once without
- * a payload (the walk does not depend on it): the pattern is read again
- * for each line of a trace, and measuring its literals each time was a
- * fifth of the matching (callgrind). Past TEXT_FORM_LITS, measured then.
+ * Each literal's length, in pattern order, measured once per form: the
+ * pattern is read again for each line of a trace, and measuring its
+ * literals each time was a fifth of the matching (callgrind). Past
+ * TEXT_FORM_LITS, text_form_match() measures them itself.
  */
 static void form_lits(struct text_form *form)
 {
@@ -129,20 +129,26 @@ static void form_lits(struct text_form *form)
 	size_t n;
 
 	while (*p && form->nlit < TEXT_FORM_LITS) {
-		bool after_capture = p[0] == '%' && p[1] == '{';
-
-		if (after_capture) { /* the literal after it: asked for, then again as a literal */
+		if (p[0] == '%' && p[1] == '{') {
 			if (!(colon = capture_colon(p)))
 				return;
-			p = colon + 3;
+			p = colon + 3; /* the literal after it, maybe empty */
 		}
 		n = literal_len(p);
 		if (n > UINT16_MAX)
-			return; /* measured then */
+			return;
 		form->lit[form->nlit++] = (uint16_t)n;
-		if (!after_capture)
-			p += n;
+		p += n;
 	}
+}
+
+/* The k-th literal's length (at p), kept or measured; k moves on. */
+static size_t next_lit(const struct text_form *form, size_t *k, const char *p)
+{
+	size_t n = *k < form->nlit ? form->lit[*k] : literal_len(p);
+
+	(*k)++;
+	return n;
 }
 
 size_t text_forms_find(const struct exit_types *types, const char *system, const char *event,
@@ -304,8 +310,7 @@ int text_form_match(const struct text_form *form, const char *payload, struct te
 	f->aliases = form->f->aliases;
 	while (*p) {
 		if (p[0] != '%' || p[1] != '{') {
-			size_t n = k < form->nlit ? form->lit[k] : literal_len(p);
-			k++;
+			size_t n = next_lit(form, &k, p);
 			long m = literal_at(s, p, n);
 			if (m < 0)
 				return -1;
@@ -319,15 +324,16 @@ int text_form_match(const struct text_form *form, const char *payload, struct te
 			return -1; /* a bad pattern: a bug here, not in the input */
 		char conv = colon[1];
 		p = colon + 3;
-		size_t n = k < form->nlit ? form->lit[k] : literal_len(p), m = 0;
-		k++;
+		size_t n = next_lit(form, &k, p), m = 0;
 		const char *end = n ? find_literal(s, p, n, &m) : s + strlen(s);
 		if (conv == 'w' && !n)
 			end = s + strcspn(s, " \t,");
 		if (!end || capture(form, name, (size_t)(colon - name), conv, s, (size_t)(end - s),
 				    n == 0, f) < 0)
 			return -1;
-		s = end;
+		/* find_literal() matched the literal after it (m bytes): past both */
+		s = end + m;
+		p += n;
 	}
 	for (size_t i = 0; form->f->fixup && i < sizeof(fixups) / sizeof(fixups[0]); i++)
 		if (!strcmp(fixups[i].name, form->f->fixup))
