@@ -10,6 +10,7 @@
  * Offsets and sizes are compared in 64 bits, so no value wraps.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,7 +364,30 @@ static void bind_halt_ns(struct decoder *d)
 		d->detail_size[ev->id] = b->fast;
 }
 
+/*
+ * libtraceevent's lookups (tep_find_event(), tep_find_event_by_name()) keep
+ * their last answer in the tep handle and read it back unlocked: one thread
+ * can be handed the event another thread just looked up. The split's two
+ * halves bind a decoder each on one handle at once (split.c), and one time
+ * in about a thousand under load a half bound kvm_exit to another event's
+ * format (its exits "UNKNOWN_ISA", its table different from the one
+ * thread's). So every binding takes this lock; decoding does no lookup.
+ */
+static pthread_mutex_t bind_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool anatomy_bind(struct decoder *d);
+
 bool decode_anatomy(struct decoder *d)
+{
+	bool ret;
+
+	pthread_mutex_lock(&bind_lock);
+	ret = anatomy_bind(d);
+	pthread_mutex_unlock(&bind_lock);
+	return ret;
+}
+
+static bool anatomy_bind(struct decoder *d)
 {
 	bool has_switch = false;
 	const struct sched_event *e;
@@ -502,9 +526,20 @@ static void find_pid(struct decoder *d)
 		d->pid_off = (uint32_t)cp->offset;
 }
 
+static void bind_all(struct decoder *d, struct tep_handle *tep, const struct exit_types *types);
+
 struct decoder *decode_new(struct tep_handle *tep, const struct exit_types *types)
 {
 	struct decoder *d = xcalloc(1, sizeof(*d));
+
+	pthread_mutex_lock(&bind_lock); /* see bind_lock */
+	bind_all(d, tep, types);
+	pthread_mutex_unlock(&bind_lock);
+	return d;
+}
+
+static void bind_all(struct decoder *d, struct tep_handle *tep, const struct exit_types *types)
+{
 	int page = tep_get_page_size(tep);
 
 	d->tep = tep;
@@ -514,7 +549,7 @@ struct decoder *decode_new(struct tep_handle *tep, const struct exit_types *type
 	d->first_unknown = -1;
 	if (check_ids(d) < 0) {
 		d->maxid = d->lim = -1; /* nothing bound: decode_error() says why */
-		return d;
+		return;
 	}
 	find_pid(d);
 	d->byid = xcalloc((size_t)d->maxid + 1, sizeof(*d->byid));
@@ -536,7 +571,6 @@ struct decoder *decode_new(struct tep_handle *tep, const struct exit_types *type
 			if (b->role == KES_DETAIL)
 				d->detail_size[id] = b->fast;
 		}
-	return d;
 }
 
 struct decoder *decode_new_text(const struct exit_types *types)
