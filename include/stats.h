@@ -13,8 +13,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Log-linear histogram: 128 sub-buckets per power of two (relative error < 0.8 %). */
-struct stats_hist;
+/*
+ * Log-linear histogram: 128 sub-buckets per power of two (relative error
+ * < 0.8 %), hist.c says why. Its layout is here only for stats_acc_add()'s
+ * inline body below; nothing outside src/stats/ reads it.
+ */
+#define STATS_HIST_SUB_BITS 7
+#define STATS_HIST_SUB	    (1u << STATS_HIST_SUB_BITS)
+/* block 0: 0..127; block b: [2^(b+6), 2^(b+7)) */
+#define STATS_HIST_BLOCKS (64 - STATS_HIST_SUB_BITS + 1)
+
+struct stats_hist {
+	uint64_t *block[STATS_HIST_BLOCKS];
+};
 
 /*
  * Moments are exact integers of the samples minus a reference (the first
@@ -41,7 +52,48 @@ struct stats_acc {
 
 void stats_acc_init(struct stats_acc *a);
 void stats_acc_free(struct stats_acc *a);
-void stats_acc_add(struct stats_acc *a, uint64_t ns);
+/* The sample's histogram cell, allocating its block (of STATS_HIST_SUB) the first time. */
+uint64_t *stats_hist_block(struct stats_hist *h, unsigned b);
+
+static inline void stats_hist_add_n(struct stats_hist *h, uint64_t v, uint64_t n)
+{
+	unsigned b = 0, s = (unsigned)v;
+
+	if (v >= STATS_HIST_SUB) {
+		unsigned shift = 63 - (unsigned)__builtin_clzll(v) - STATS_HIST_SUB_BITS;
+
+		b = shift + 1;
+		s = (unsigned)(v >> shift) - STATS_HIST_SUB;
+	}
+	(h->block[b] ? h->block[b] : stats_hist_block(h, b))[s] += n;
+}
+
+/* stats_acc_add()'s first sample: the histogram and the reference. */
+void stats_acc_first(struct stats_acc *a, uint64_t ns);
+
+/*
+ * One sample. Inline: pair/ adds two per exit (its handling, the time in
+ * guest before it), and the call cost 6 instructions an event (callgrind,
+ * report of the bench's 1 M-event recording: 280.7 -> 273.9 M).
+ */
+static inline void stats_acc_add(struct stats_acc *a, uint64_t ns)
+{
+	int64_t d;
+
+	if (__builtin_expect(!a->count, 0))
+		stats_acc_first(a, ns);
+	a->count++;
+	d = (int64_t)(ns - a->shift);
+	a->s1 += (unsigned __int128)(__int128)d;
+	a->s2 += (unsigned __int128)((__int128)d * d);
+	a->sum += ns;
+	if (ns < a->min)
+		a->min = ns;
+	if (ns > a->max)
+		a->max = ns;
+	if (a->hist) /* none in a row merged from summary-only data */
+		stats_hist_add_n(a->hist, ns, 1);
+}
 /* merge(A, B) equals feeding A's then B's samples, bit for bit and in any order. */
 void stats_acc_merge(struct stats_acc *dst, const struct stats_acc *src);
 /*

@@ -755,7 +755,43 @@ static __attribute__((noinline)) void anatomy_event(struct pair *p, const struct
 	anat_after(t, ev);
 }
 
+/*
+ * The common entry: kvm_entry on a thread one of thread_of()'s caches holds,
+ * in time, with no userspace exit open. Its whole work (entry_event() on the
+ * x machine) makes no call, so pair_event() takes it without the prologue
+ * the rest of the machines need (six registers saved and a frame, 17
+ * instructions: report of the bench's 1 M-event recording, 273.9 -> 268.6 M).
+ * false: not such an entry, nothing done.
+ */
+PAIR_INLINE bool entry_fast(struct pair *p, const struct kes_event *ev)
+{
+	struct thread *t = p->last;
+
+	if (ev->kind != KES_ENTRY || p->anatomy)
+		return false;
+	if (!t || t->tid != ev->tid) {
+		t = p->on_cpu[(uint32_t)ev->cpu % PAIR_CPU_CACHE];
+		if (!t || t->tid != ev->tid)
+			return false;
+		p->last = t;
+	}
+	if (ev->ts < t->last_ts || t->u.state == S_HOST)
+		return false;
+	t->last_ts = ev->ts;
+	entry_event(p, p->exits, t, &t->x, ev);
+	return true;
+}
+
+static __attribute__((noinline)) void pair_event_slow(struct pair *p, const struct kes_event *ev);
+
 void pair_event(struct pair *p, const struct kes_event *ev)
+{
+	if (!entry_fast(p, ev))
+		pair_event_slow(p, ev);
+}
+
+/* Every other event: pair_event()'s way when entry_fast() did not take it. */
+static __attribute__((noinline)) void pair_event_slow(struct pair *p, const struct kes_event *ev)
 {
 	if (__builtin_expect(p->anatomy, 0)) {
 		anatomy_event(p, ev);

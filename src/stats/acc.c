@@ -40,24 +40,11 @@ void stats_acc_free(struct stats_acc *a)
 	a->hist = NULL;
 }
 
-void stats_acc_add(struct stats_acc *a, uint64_t ns)
+void stats_acc_first(struct stats_acc *a, uint64_t ns)
 {
-	int64_t d;
-
-	if (!a->count && !a->hist)
+	if (!a->hist)
 		a->hist = hist_new();
-	if (a->count++ == 0)
-		a->shift = ns;
-	d = (int64_t)(ns - a->shift);
-	a->s1 += (u128)(i128)d;
-	a->s2 += (u128)((i128)d * d);
-	a->sum += ns;
-	if (ns < a->min)
-		a->min = ns;
-	if (ns > a->max)
-		a->max = ns;
-	if (a->hist)
-		hist_add_n(a->hist, ns, 1);
+	a->shift = ns;
 }
 
 /* Moves a's moments to the reference s': sum (x - s') = sum (x - s) + n (s - s'), exactly. */

@@ -10,8 +10,6 @@
 #include "stats-local.h"
 #include "stats.h"
 
-#define SUB_BITS 7 /* as hist.c: 128 sub-buckets per power of two */
-
 void stats_acc_foreach_bucket(const struct stats_acc *a,
 			      void (*fn)(uint64_t lo, uint64_t hi, uint64_t n, void *arg),
 			      void *arg)
@@ -73,7 +71,7 @@ int stats_acc_add_bucket(struct stats_acc *a, uint64_t lo, uint64_t n)
 		return -1;
 	if (!a->hist)
 		a->hist = hist_new();
-	hist_add_n(a->hist, lo, n);
+	stats_hist_add_n(a->hist, lo, n);
 	return 0;
 }
 

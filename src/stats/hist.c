@@ -37,7 +37,7 @@ static double bucket_value(unsigned b, unsigned s)
 }
 
 /* A first sample in a power of two: its block. */
-uint64_t *hist_block_new(struct stats_hist *h, unsigned b)
+uint64_t *stats_hist_block(struct stats_hist *h, unsigned b)
 {
 	return h->block[b] = xcalloc(SUB, sizeof(uint64_t));
 }

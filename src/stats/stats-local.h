@@ -8,40 +8,10 @@
 
 struct stats_hist *hist_new(void);
 void hist_free(struct stats_hist *h);
-/*
- * Log-linear buckets (hist.c says why): inline, since every timed exit adds
- * to two histograms and the call cost as much as the add.
- */
-#define SUB_BITS 7
-#define SUB	 (1u << SUB_BITS)
-#define NBLOCKS	 (64 - SUB_BITS + 1) /* block 0: 0..127; block b: [2^(b+6), 2^(b+7)) */
-
-struct stats_hist {
-	uint64_t *block[NBLOCKS];
-};
-
-static inline void hist_locate(uint64_t v, unsigned *b, unsigned *s)
-{
-	if (v < SUB) {
-		*b = 0;
-		*s = (unsigned)v;
-		return;
-	}
-	unsigned e = 63 - (unsigned)__builtin_clzll(v); /* >= SUB_BITS */
-	unsigned shift = e - SUB_BITS;
-	*b = shift + 1;
-	*s = (unsigned)(v >> shift) - SUB;
-}
-
-uint64_t *hist_block_new(struct stats_hist *h, unsigned b);
-
-static inline void hist_add_n(struct stats_hist *h, uint64_t v, uint64_t n)
-{
-	unsigned b, s;
-
-	hist_locate(v, &b, &s);
-	(h->block[b] ? h->block[b] : hist_block_new(h, b))[s] += n;
-}
+/* hist.c's names for stats.h's layout */
+#define SUB_BITS STATS_HIST_SUB_BITS
+#define SUB	 STATS_HIST_SUB
+#define NBLOCKS	 STATS_HIST_BLOCKS
 
 void hist_merge(struct stats_hist *dst, const struct stats_hist *src);
 struct stats_hist *hist_dup(const struct stats_hist *src);

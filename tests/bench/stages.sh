@@ -22,7 +22,7 @@
 #               the rest of src/feed/
 #   decode      src/decode/, src/types/ (the tables it binds)
 #   pair        src/pair/
-#   stats       src/stats/
+#   stats       src/stats/, include/stats.h (stats_acc_add(), inline)
 #   open, rest  everything else (libtracecmd's open, libtraceevent's format
 #               parsing, exit_types parsing, rendering, libc, ld.so)
 # Edit the patterns below when files move (the redesign moves them).
@@ -58,7 +58,7 @@ annotate 2>/dev/null | awk -v ev="$ev" -v ns="${REPORT_NS:-}" \
 		else if (loc ~ /src\/(pipeline|feed)\//) st = "glue"
 		else if (loc ~ /src\/(decode|types)\//) st = "decode"
 		else if (loc ~ /src\/pair\//) st = "pair"
-		else if (loc ~ /src\/stats\//) st = "stats"
+		else if (loc ~ /src\/stats\/|include\/stats\.h/) st = "stats"
 		sum[st] += ir
 	}
 	END {
