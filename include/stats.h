@@ -52,7 +52,7 @@ struct stats_acc {
 
 void stats_acc_init(struct stats_acc *a);
 void stats_acc_free(struct stats_acc *a);
-/* The sample's histogram cell, allocating its block (of STATS_HIST_SUB) the first time. */
+/* Block b of the histogram (STATS_HIST_SUB counters), allocated: its first sample's add. */
 uint64_t *stats_hist_block(struct stats_hist *h, unsigned b);
 
 static inline void stats_hist_add_n(struct stats_hist *h, uint64_t v, uint64_t n)

@@ -313,6 +313,14 @@ static bool before(const struct lane *a, const struct lane *b);
 static void take_event(struct feed *f, struct kes_event *ev);
 static void replay(struct feed *f, struct order *o, int cpu);
 
+/* The lane's event (l->ev) in the one order: a replay first, when it went back behind a detail. */
+static inline __attribute__((always_inline)) void consume_event(struct feed *f, struct lane *l)
+{
+	if (l->ord.replay)
+		replay(f, &l->ord, l->src->cpu);
+	take_event(f, &l->ev);
+}
+
 /*
  * The lane's open page from where its cursor stands to its next head: 1,
  * 0 at the end of the page, -1 when a record is corrupt. The loop is the
@@ -352,9 +360,7 @@ static inline __attribute__((always_inline)) int walk(struct feed *f, struct lan
 		if (!take(f, l, &r))
 			continue;
 		if (drain && (!next || before(l, next))) {
-			if (l->ord.replay)
-				replay(f, &l->ord, l->src->cpu);
-			take_event(f, &l->ev);
+			consume_event(f, l);
 			continue;
 		}
 		l->head = HEAD_EVENT;
@@ -485,9 +491,7 @@ static void consume(struct feed *f, struct lane *l)
 		lose(f);
 		return;
 	}
-	if (l->ord.replay)
-		replay(f, &l->ord, l->src->cpu);
-	take_event(f, &l->ev);
+	consume_event(f, l);
 }
 
 /* The lane in hand hands out events while they come before the heap's earliest. */

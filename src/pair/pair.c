@@ -200,15 +200,22 @@ static __attribute__((noinline)) struct thread *thread_find(struct pair *p, int3
 	return p->last = t;
 }
 
-static inline struct thread *thread_of(struct pair *p, int32_t tid, int32_t cpu)
+/* The thread when one of the caches (the last event's, c: its CPU's) holds it, else NULL. */
+static inline struct thread *thread_cached(struct pair *p, int32_t tid, struct thread *const *c)
 {
-	struct thread **c = &p->on_cpu[(uint32_t)cpu % PAIR_CPU_CACHE];
-
 	if (p->last && p->last->tid == tid)
 		return p->last;
 	if (*c && (*c)->tid == tid)
 		return p->last = *c;
-	return *c = thread_find(p, tid);
+	return NULL;
+}
+
+static inline struct thread *thread_of(struct pair *p, int32_t tid, int32_t cpu)
+{
+	struct thread **c = &p->on_cpu[(uint32_t)cpu % PAIR_CPU_CACHE];
+	struct thread *t = thread_cached(p, tid, c);
+
+	return t ? t : (*c = thread_find(p, tid));
 }
 
 /* Forget an exit's details. value[] stays: mask says none of it is valid. */
@@ -765,16 +772,11 @@ static __attribute__((noinline)) void anatomy_event(struct pair *p, const struct
  */
 PAIR_INLINE bool entry_fast(struct pair *p, const struct kes_event *ev)
 {
-	struct thread *t = p->last;
+	struct thread *t;
 
-	if (ev->kind != KES_ENTRY || p->anatomy)
+	if (ev->kind != KES_ENTRY || p->anatomy ||
+	    !(t = thread_cached(p, ev->tid, &p->on_cpu[(uint32_t)ev->cpu % PAIR_CPU_CACHE])))
 		return false;
-	if (!t || t->tid != ev->tid) {
-		t = p->on_cpu[(uint32_t)ev->cpu % PAIR_CPU_CACHE];
-		if (!t || t->tid != ev->tid)
-			return false;
-		p->last = t;
-	}
 	if (ev->ts < t->last_ts || t->u.state == S_HOST)
 		return false;
 	t->last_ts = ev->ts;
