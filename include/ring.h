@@ -123,13 +123,14 @@ int ring_next_slow(struct ring_cur *c, struct ring_rec *r);
  */
 RING_INLINE int ring_next(struct ring_cur *c, struct ring_rec *r)
 {
+	/* off <= size always (every step is checked against the room left): one compare */
 	uint32_t room = c->size - c->off;
 
-	if (c->off < c->size && room >= 4) {
+	if (room >= 4) {
 		const unsigned char *p = c->data + c->off;
 		uint32_t h = ring_u32(p), tl = h & 31;
 
-		if (tl && tl <= 28 && 4 + tl * 4 <= room) {
+		if (tl - 1 < 28 && 4 + tl * 4 <= room) {
 			c->ts += h >> 5;
 			*r = (struct ring_rec){p + 4, tl * 4, c->ts, c->off ? 0 : c->missed};
 			c->off += 4 + tl * 4;

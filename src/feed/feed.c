@@ -75,6 +75,11 @@ struct feed {
 	int detail_lim;
 	uint32_t pid_off;
 	bool ordered;	    /* no source has gone back in time yet */
+	/*
+	 * No unit, filter, timeline or pipe (feed_new()): take_event()'s way
+	 * for such a feed tests this one flag instead of each option per event.
+	 */
+	bool plain;
 	struct feed_pipe *pipe; /* feed_run()'s, with o.pipe */
 };
 
@@ -87,6 +92,7 @@ struct feed *feed_new(const struct feed_opts *o)
 	struct feed *f = xcalloc_lines(1, sizeof(*f));
 
 	f->o = *o;
+	f->plain = !o->ts_unit && !o->keep && !o->timeline[0] && !o->timeline[1] && !o->pipe;
 	f->c.ts_first = UINT64_MAX;
 	f->ordered = true;
 	return f;
@@ -442,6 +448,15 @@ static inline __attribute__((always_inline)) void take_event(struct feed *f,
 {
 	bool exit = ev->kind == KES_EXIT || ev->kind == KES_UEXIT;
 
+	if (f->plain) {
+		f->c.kvm++;
+		span_run(f, ev->ts, ev->ts);
+		f->c.exits += exit;
+		if (ev->kind == KES_EXIT && !f->c.isa)
+			f->c.isa = ev->isa;
+		pair_event(f->o.p, ev);
+		return;
+	}
 	if (f->o.ts_unit) /* no store per event when there is nothing to convert */
 		ev->ts = in_ns(f, ev->ts);
 	/*
