@@ -43,9 +43,19 @@ static struct text_field *field_mut(struct text_fields *f, const char *name, siz
 	return &f->v[f->n++];
 }
 
+/*
+ * field_find() without strlen(name): a line asks for four or five fields, by
+ * the C strings of exit_types/, and the first byte rules out most.
+ */
 const struct text_field *text_field_get(const struct text_fields *f, const char *name)
 {
-	return name ? field_find(f, name, strlen(name)) : NULL;
+	for (int i = 0; name && i < f->n; i++) {
+		const struct text_field *x = &f->v[i];
+		if (x->name[0] == name[0] && !strncmp(x->name, name, x->name_len) &&
+		    !name[x->name_len])
+			return x;
+	}
+	return NULL;
 }
 
 /*
@@ -259,9 +269,10 @@ static long literal_at(const char *s, const char *lit, size_t n)
 /* Where literal lit[0, n) next occurs in s, and its length there. */
 static const char *find_literal(const char *s, const char *lit, size_t n, size_t *matched)
 {
-	for (; *s; s++) {
-		if (!is_blank(lit[0]) && *s != lit[0])
-			continue; /* the common miss, without the call */
+	bool blank = is_blank(lit[0]);
+
+	/* libc's strchr() skips to the literal's first byte: the common miss costs no call */
+	for (; *s && (blank || (s = strchr(s, lit[0])) != NULL); s++) {
 		long m = literal_at(s, lit, n);
 		if (m >= 0) {
 			*matched = (size_t)m;

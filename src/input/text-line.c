@@ -488,6 +488,20 @@ static int cut_after_ts(const char *s, size_t i, uint64_t ts, struct text_line *
 }
 
 /* parse_head(), answered from m when the head is the one m holds; m may be NULL. */
+/* Could a timestamp start at s[i] (parse_anchors()'s first test)? */
+static bool anchor_at(const char *s, size_t i)
+{
+	return is_digit(s[i]) && (!i || is_blank(s[i - 1]) || s[i - 1] == ']');
+}
+
+static bool anchor_in(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (anchor_at(s, i))
+			return true;
+	return false;
+}
+
 static int head_memo(const char *s, size_t len, struct text_line *l, struct text_head_memo *m)
 {
 	if (m && len && m->len == len && m->system == (l->system != NULL) &&
@@ -517,6 +531,7 @@ static int head_memo(const char *s, size_t len, struct text_line *l, struct text
 				     .comm_at = l->comm ? (size_t)(l->comm - s) : 0,
 				     .comm_len = l->comm_len};
 	memcpy(m->s, s, len);
+	m->no_anchor = !anchor_in(s, len);
 	return 0;
 }
 
@@ -530,9 +545,19 @@ static int parse_anchors(const char *s, size_t len, bool loose, struct text_line
 			 struct text_head_memo *memo)
 {
 	int tries = 0;
+	size_t i = 0;
 
 	*l = (struct text_line){.cpu = -1};
-	for (size_t i = 0; i < len && tries < MAX_TRIES; i++) {
+	/*
+	 * The line starts with the last head, in which no byte could start a
+	 * timestamp: the scan would find its first anchor where that head
+	 * ended, so it starts there (trace-cmd repeats a thread's head line
+	 * after line).
+	 */
+	if (memo && memo->len && memo->no_anchor && memo->len < len &&
+	    !memcmp(memo->s, s, memo->len))
+		i = memo->len;
+	for (; i < len && tries < MAX_TRIES; i++) {
 		size_t n, m;
 		uint64_t ts;
 		bool ts_int = false;
@@ -541,8 +566,8 @@ static int parse_anchors(const char *s, size_t len, bool loose, struct text_line
 		 * a timestamp starts a token and follows the head (which may be
 		 * empty), or, trace-cmd's "%12d:" of a long integer, its "[cpu]"
 		 */
-		if (!is_digit(s[i]) || (i && !is_blank(s[i - 1]) && s[i - 1] != ']') ||
-		    !(n = parse_ts(s + i, &ts, &ts_int)) || (i && s[i - 1] == ']' && !ts_int))
+		if (!anchor_at(s, i) || !(n = parse_ts(s + i, &ts, &ts_int)) ||
+		    (i && s[i - 1] == ']' && !ts_int))
 			continue;
 		/* "CPU 0: kvm_exit: ..." names a CPU, it is no integer timestamp (bare_record()) */
 		if (ts_int && i >= 4 && !strncmp(s + i - 4, "CPU ", 4) &&

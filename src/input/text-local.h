@@ -81,6 +81,12 @@ struct text_head_memo {
 	enum text_shape shape;
 	bool has_instance, has_comm;
 	size_t instance_at, instance_len, comm_at, comm_len; /* offsets into the head */
+	/*
+	 * No byte of the head can start a timestamp (a digit at its start or
+	 * after a blank or ']'): a line that begins with the same head has its
+	 * first anchor where this one had it.
+	 */
+	bool no_anchor;
 };
 /* text_parse_line(), with the head asked of m first and kept in it. */
 int text_parse_line_memo(const char *s, size_t len, struct text_line *l, struct text_head_memo *m);
