@@ -163,7 +163,7 @@ demo: all
 	$(Q)O=$(O) KES=./$(BIN) EXITGEN=$(EXITGEN) sh tools/demo.sh
 
 # The benchmarks' own helpers (tests/bench/): a precise rusage runner and the
-# mmap word-sum floor that report is measured against.
+# word-sum floor that report is measured against.
 BENCH_TOOLS := $(O)/tests/bench/rusage $(O)/tests/bench/wordsum
 $(O)/tests/bench/%: tests/bench/%.c
 	@mkdir -p $(dir $@)

@@ -3,7 +3,7 @@
 # peer measured in the same run on the same machine (shared and noisy:
 # numbers, never pass/fail). Groups, in this order:
 #   report      uncompressed trace.dat: report vs trace-cmd report, the
-#               libtracecmd path, cat and an mmap word sum (report.sh)
+#               libtracecmd path, cat and a word sum of the file read as report reads it (report.sh)
 #   stages      report's instructions per stage, callgrind (stages.sh)
 #   compressed  v7 + zstd: CPU, wall, peak RSS at 1/4/16 M events (compressed.sh)
 #   text        trace-cmd report text: report vs an awk pairing script and cat (text.sh)
