@@ -487,7 +487,6 @@ static int cut_after_ts(const char *s, size_t i, uint64_t ts, struct text_line *
 	return 0;
 }
 
-/* parse_head(), answered from m when the head is the one m holds; m may be NULL. */
 /* Could a timestamp start at s[i] (parse_anchors()'s first test)? */
 static bool anchor_at(const char *s, size_t i)
 {
@@ -502,6 +501,7 @@ static bool anchor_in(const char *s, size_t len)
 	return false;
 }
 
+/* parse_head(), answered from m when the head is the one m holds; m may be NULL. */
 static int head_memo(const char *s, size_t len, struct text_line *l, struct text_head_memo *m)
 {
 	if (m && len && m->len == len && m->system == (l->system != NULL) &&
