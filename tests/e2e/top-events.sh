@@ -145,8 +145,10 @@ if command -v tmux >/dev/null 2>&1; then
 		"$(cat "$INSTANCES/kvm-exitstat-$TOP/events/kvm/kvm_pio/enable" 2>&1)" 1
 	tm send-keys -t $S e
 	check "e: the all-events view" until_pane has "events: every kvm:"
-	check "e: says counting starts now" has "counting every kvm:\* event from now on"
-	check "e: an EVENT column" has "^EVENT "
+	# the view's title can be captured before its table is drawn (a CI run
+	# under ASan caught the pane between the two): each waits for a capture
+	check "e: says counting starts now" until_pane has "counting every kvm:\* event from now on"
+	check "e: an EVENT column" until_pane has "^EVENT "
 	eq "e: kvm_emulate_insn is traced now" "$(cat "$EMU" 2>&1)" 1
 	# paced over 2 s: top learns a thread's VM after the read that first
 	# saw it (watch-vms.c), and a VM gone by then stays "?" for the p
