@@ -62,11 +62,12 @@ compare_all() { # DIR
 			continue
 			;;
 		esac
-		# perf printed some records twice (a CI run under load: 14 of one vCPU
-		# thread's kvm_exit and kvm_userspace_exit lines, each the same line
-		# twice: perf attached while the thread started): the text holds
-		# those exits twice, and report counts them so; without the repeats
-		# it must be the trace.dat's
+		# perf may print a record twice (a CI run under load: its texts held
+		# 14 of one vCPU thread's kvm_exit and kvm_userspace_exit records more
+		# than the trace.dat, every kvm_entry count the same; the text was not
+		# kept, so that these were repeats is the likeliest reading, not
+		# seen): report counts what the text says; without the repeated
+		# lines the text must be the trace.dat's
 		prep=$(repeats "$1/$f")
 		if [ "$prep" -gt 0 ]; then
 			awk '!seen[$0]++' "$1/$f" >"$TMP/uniq-$f"
