@@ -62,28 +62,10 @@ compare_all() { # DIR
 			continue
 			;;
 		esac
-		# perf may print a record twice (a CI run under load: its texts held
-		# 14 of one vCPU thread's kvm_exit and kvm_userspace_exit records more
-		# than the trace.dat, every kvm_entry count the same; the text was not
-		# kept, so that these were repeats is the likeliest reading, not
-		# seen): report counts what the text says; without the repeated
-		# lines the text must be the trace.dat's
-		prep=$(repeats "$1/$f")
-		if [ "$prep" -gt 0 ]; then
-			awk '!seen[$0]++' "$1/$f" >"$TMP/uniq-$f"
-			eq "$f: perf printed $prep lines twice: without the repeats, same rows and counts" \
-				"$(counts "$TMP/uniq-$f")" "$(counts "$dat")"
-			truth "$1" "$TMP/uniq-$f"
-			continue
-		fi
 		eq "$f: same rows and counts" "$(counts "$1/$f")" "$(counts "$dat")"
 		truth "$1" "$1/$f"
 	done
 }
-
-# repeats TXT: how many lines are a line already seen, byte for byte (a
-# record's line holds its time, thread and CPU: two events cannot print one)
-repeats() { awk 'seen[$0]++ { n++ } END { print n + 0 }' "$1"; }
 
 # goes_back TXT: how many of a perf script text's lines have a timestamp
 # ("SECONDS.FRACTION:", the first such field) below the line before's.
