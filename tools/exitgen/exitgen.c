@@ -424,6 +424,13 @@ static void setup_vm(struct eg_vm *vm, const struct eg_opts *o)
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (vm->mem == MAP_FAILED)
 		die(EXIT_USAGE, "mmap guest memory: %s", strerror(errno));
+	/*
+	 * No huge pages, as pf_mem: a THP collapse (khugepaged, "always" in
+	 * Debian's kernel) of a range holding guest pages, or of a neighbour
+	 * this mapping merged with, would unmap them under KVM, and the guest's
+	 * next touch would be one stage-2 fault more than its code makes.
+	 */
+	madvise(vm->mem, eg_guest.mem_size, MADV_NOHUGEPAGE);
 	region.guest_phys_addr = eg_guest.mem_gpa;
 	region.memory_size = eg_guest.mem_size;
 	region.userspace_addr = (uintptr_t)vm->mem;
