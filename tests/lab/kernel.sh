@@ -24,6 +24,12 @@ have_all() {
 	return 0
 }
 
+# One unpacker of a package at a time (make check's two lab hosts start
+# together): a cp into KDIR while the other host's QEMU reads it boots half
+# a kernel. The second waits, then finds it all there.
+mkdir -p "$LAB_CACHE/kernel"
+exec 9>"$kdir.lock"
+flock 9 || die "cannot lock $kdir.lock"
 if ! have_all "$@"; then
 	[ -f "$deb" ] || die "no kernel package $deb"
 	tmp=$(mktemp -d "$LAB_CACHE/.kernel.XXXXXX")

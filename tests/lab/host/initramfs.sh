@@ -10,6 +10,13 @@ out=$1 kdir=$2 bdeb=$3 mods=$4
 H=$LAB/host
 stamp=$( (echo "$mods"; cat "$kdir/release"; sha256sum "$bdeb" "$H/init" "$H/stage2.sh" "$0") | sha256sum)
 [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
+# One builder at a time: make check's two lab hosts start together, and
+# both wrote $out.tmp at once; one's mv then failed ("cannot make"), the
+# other booted a file the first was still writing (CI, stops 39 and 40).
+mkdir -p "$(dirname "$out")"
+exec 9>"$out.lock"
+flock 9 || die "cannot lock $out.lock"
+[ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 
 root=$(mktemp -d "$LAB_CACHE/.hostinit.XXXXXX")
 trap 'rm -rf "$root"' EXIT
@@ -28,7 +35,6 @@ sed -i "s|^|/lib/modules/$rel/|" "$root/lab/modules"
 cp "$H/init" "$root/init"
 cp "$H/stage2.sh" "$root/lab/stage2.sh"
 chmod 755 "$root/init"
-mkdir -p "$(dirname "$out")"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"
 echo "$stamp" >"$out.stamp"
