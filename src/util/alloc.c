@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "alloc.h"
 
 static void *check(void *p)
@@ -39,6 +40,20 @@ void *xcalloc_lines(size_t n, size_t sz)
 	len = (n * sz + XLINE - 1) / XLINE * XLINE;
 	p = check(aligned_alloc(XLINE, len ? len : XLINE));
 	memset(p, 0, len ? len : XLINE);
+	return p;
+}
+
+void *xmalloc_huge(size_t n, size_t sz)
+{
+	size_t len;
+	void *p = NULL;
+
+	if (sz && n > ((size_t)-1 - XHUGE) / sz)
+		check(NULL);
+	len = (n * sz + XHUGE - 1) / XHUGE * XHUGE;
+	if (posix_memalign(&p, XHUGE, len ? len : XHUGE))
+		check(NULL);
+	madvise(p, len ? len : XHUGE, MADV_HUGEPAGE); /* advice: refused, the block still serves */
 	return p;
 }
 
