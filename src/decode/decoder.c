@@ -43,6 +43,26 @@ struct exit_bind {
 
 #define NAME_CACHE 256
 
+/*
+ * An exit's raw fields (reason, sub, error) and table -> its key, interned
+ * display name and details; they repeat endlessly. Keyed by what the
+ * record holds, so that a hit skips exit_table_compose() too (report of
+ * the bench's 1 M-event recording: 268.6 -> 265.1 M instructions), and
+ * matched on all of it: a hash of the key alone let two keys share a name.
+ * NAME_CACHE slots, for an exit's bind only (bind_exit()): in every
+ * bind, a small report's 44 binds zeroed 573 KB; without, it takes 548
+ * -> 469 page faults, at ~20 us each on this machine kind (a PVM guest).
+ */
+struct name_slot {
+	uint64_t reason, sub;
+	int64_t error;
+	uint64_t key; /* exit_table_compose()'s */
+	const char *name;
+	uint16_t explain, implies;
+	uint8_t table; /* the exit_bind's index */
+	bool halt;
+};
+
 struct bind {
 	uint8_t role; /* enum kes_kind, or 0xff: unbound */
 	uint8_t nexit;
@@ -59,25 +79,7 @@ struct bind {
 	uint8_t sched;
 	struct fld s_tid, s_sub, s_value;
 	struct fld s_comm[2]; /* char arrays: off, size; -> reason, isa */
-	/*
-	 * An exit's raw fields (reason, sub, error) and table -> its key, interned
-	 * display name and details; they repeat endlessly. Keyed by what the
-	 * record holds, so that a hit skips exit_table_compose() too (report of
-	 * the bench's 1 M-event recording: 268.6 -> 265.1 M instructions), and
-	 * matched on all of it: a hash of the key alone let two keys share a name.
-	 * NAME_CACHE slots, for an exit's bind only (bind_exit()): in every
-	 * bind, a small report's 44 binds zeroed 573 KB; without, it takes 548
-	 * -> 469 page faults, at ~20 us each on this machine kind (a PVM guest).
-	 */
-	struct name_slot {
-		uint64_t reason, sub;
-		int64_t error;
-		uint64_t key; /* exit_table_compose()'s */
-		const char *name;
-		uint16_t explain, implies;
-		uint8_t table; /* the exit_bind's index */
-		bool halt;
-	} * cache;
+	struct name_slot *cache; /* NAME_CACHE slots: see struct name_slot */
 };
 
 struct decoder {
