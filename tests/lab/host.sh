@@ -157,9 +157,9 @@ why() {
 rm -f "$out/console.boot1.log"
 boot
 # A guest that ended before its command started ran nothing of the
-# command's: booting it once more loses nothing, and CI's two guests both
-# ended so, 33 s into a loaded machine's boot (stop 39), not ours to fail
-# 47 groups for. LAB_RETRY=0: no second boot (as tests/lab/lab.sh).
+# command's: booting it once more loses nothing (stop 39's CI: both guests
+# ended so, 33 s into their boot, and 47 groups failed as "did not run").
+# LAB_RETRY=0: no second boot (as tests/lab/lab.sh).
 if [ ! -s "$out/rc" ] && [ ! -e "$out/output" ] && [ "${LAB_RETRY:-1}" = 1 ]; then
 	why "$out/console.log"
 	mv "$out/console.log" "$out/console.boot1.log"

@@ -11,8 +11,10 @@ H=$LAB/host
 stamp=$( (echo "$mods"; cat "$kdir/release"; sha256sum "$bdeb" "$H/init" "$H/stage2.sh" "$0") | sha256sum)
 [ -f "$out" ] && [ "$(cat "$out.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 # One builder at a time: make check's two lab hosts start together, and
-# both wrote $out.tmp at once; one's mv then failed ("cannot make"), the
-# other booted a file the first was still writing (CI, stops 39 and 40).
+# both wrote $out.tmp at once. One's mv then failed ("cannot make", a CI
+# rehearsal of 2026-12-07); the other could boot a file still being
+# written (the likeliest reason of stop 39's CI, where both guests' init
+# failed to switch_root).
 mkdir -p "$(dirname "$out")"
 exec 9>"$out.lock"
 flock 9 || die "cannot lock $out.lock"
