@@ -125,17 +125,32 @@ check "hlt: each halt's polled + blocked within the kernel's own halt time, the 
 run hltp --hlt 200 --hlt-us 30
 within1 hltp polled
 within1 hltp blocked
-"$PY" - "$TMP/hltp.csv" >"$TMP/hltp.kind" <<'PY'
+# A halt kvm_vcpu_wakeup says waited may still never have been off its CPU
+# asleep: 6.1's kvm_vcpu_block() sets waited before schedule(), and a
+# wake-up between its set_current_state() and schedule() leaves the thread
+# running (CI, 2026-12-07: one such halt, the tool's blocked time equal to
+# the oracle's in every interval). So a halt that slept must have blocked
+# time where the trace shows its thread asleep in it (the oracle's blocked,
+# field 7 of its lines); the others are counted and said.
+"$PY" - "$TMP/hltp.csv" "$TMP/hltp.oracle" >"$TMP/hltp.kind" <<'PY'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if int(r['halts'])]
+asleep = {int(l.split(',')[0]): int(l.split(',')[6]) for l in open(sys.argv[2])}
+slept = [r for r in rows if int(r['slept'])]
 print('polled_only', sum(1 for r in rows if not int(r['slept'])))
 print('polled_with_blocked', sum(1 for r in rows if not int(r['slept']) and int(r['blocked_ns'])))
-print('slept_without_blocked', sum(1 for r in rows if int(r['slept']) and not int(r['blocked_ns'])))
+print('slept_asleep_without_blocked',
+      sum(1 for r in slept if asleep.get(int(r['ts_ns']), 0) and not int(r['blocked_ns'])))
+print('slept_never_asleep', sum(1 for r in slept if not asleep.get(int(r['ts_ns']), 0)))
+print('slept', len(slept))
 PY
 sed 's/^/hltp: /' "$TMP/hltp.kind"
 check "hltp: some halts only polled ($(grep polled_only "$TMP/hltp.kind"))" [ "$(val polled_only "$TMP/hltp.kind")" -gt 0 ]
 eq "hltp: a halt that only polled has no blocked time" "$(val polled_with_blocked "$TMP/hltp.kind")" 0
-eq "hltp: a halt that slept has blocked time" "$(val slept_without_blocked "$TMP/hltp.kind")" 0
+eq "hltp: a halt that slept, its thread asleep in the trace, has blocked time" \
+	"$(val slept_asleep_without_blocked "$TMP/hltp.kind")" 0
+[ "$(val slept_never_asleep "$TMP/hltp.kind")" = 0 ] ||
+	echo "NOTE: hltp: $(val slept_never_asleep "$TMP/hltp.kind") of $(val slept "$TMP/hltp.kind") halts that slept were never asleep in the trace"
 
 # ---- mmio: the VMM's own time ---------------------------------------------------
 run mmio --userspace --mmio 10 --mmio-delay-us 30000 --vmm-log "$TMP/mmio.vmm"
