@@ -98,7 +98,9 @@ const char *decode_text_why(const struct decoder *d);
 /*
  * What an event line is, by its name alone: DECODE_TEXT_NOT_KVM (no KVM
  * tracepoint, by the tables' `tracepoints` lines), DECODE_TEXT_UNUSED (a
- * KVM tracepoint no table reads: kvm_set_irq), or its enum kes_kind.
+ * KVM tracepoint no table reads: kvm_set_irq), or its enum kes_kind. A
+ * decode_text() of the very record asked about last (the same struct,
+ * unchanged) reuses this look-up.
  */
 #define DECODE_TEXT_NOT_KVM (-2)
 #define DECODE_TEXT_UNUSED  (-1)

@@ -21,6 +21,7 @@
  */
 #include <string.h>
 #include "decode-local.h"
+#include "intern.h"
 #include "num.h"
 
 /* ---- fixups: what a pattern cannot say ---- */
@@ -44,10 +45,10 @@ static struct text_field *field_mut(struct text_fields *f, const char *name, siz
 }
 
 /*
- * field_find() without strlen(name): a line asks for four or five fields, by
- * the C strings of exit_types/, and the first byte rules out most.
+ * text_field_get() for a name that is not a form's own pointer: a C string
+ * from elsewhere, compared, its first byte ruling out most.
  */
-const struct text_field *text_field_get(const struct text_fields *f, const char *name)
+const struct text_field *text_field_named(const struct text_fields *f, const char *name)
 {
 	for (int i = 0; name && i < f->n; i++) {
 		const struct text_field *x = &f->v[i];
@@ -105,11 +106,7 @@ static const struct {
     {"emulate-failed", fix_emulate},
 };
 
-/*
- * The pattern literal at p: up to the next capture or the end. A loop, not
- * strstr(): literals are a few bytes, and strstr()'s set-up for each was
- * 500 of a text line's 5,500 instructions (callgrind).
- */
+/* The pattern literal at p: up to the next capture or the end. */
 static size_t literal_len(const char *p)
 {
 	size_t n = 0;
@@ -127,38 +124,64 @@ static const char *capture_colon(const char *p)
 	return !colon || colon[1] == '\0' || colon[2] != '}' ? NULL : colon;
 }
 
-/*
- * Each literal's length, in pattern order, measured once per form: the
- * pattern is read again for each line of a trace, and measuring its
- * literals each time was a fifth of the matching (callgrind). Past
- * TEXT_FORM_LITS, text_form_match() measures them itself.
- */
-static void form_lits(struct text_form *form)
+static bool has_blank(const char *s, size_t n)
 {
-	const char *p = form->f->pattern, *colon;
-	size_t n;
-
-	while (*p && form->nlit < TEXT_FORM_LITS) {
-		if (p[0] == '%' && p[1] == '{') {
-			if (!(colon = capture_colon(p)))
-				return;
-			p = colon + 3; /* the literal after it, maybe empty */
-		}
-		n = literal_len(p);
-		if (n > UINT16_MAX)
-			return;
-		form->lit[form->nlit++] = (uint16_t)n;
-		p += n;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ' ' || s[i] == '\t')
+			return true;
+	return false;
 }
 
-/* The k-th literal's length (at p), kept or measured; k moves on. */
-static size_t next_lit(const struct text_form *form, size_t *k, const char *p)
+/* The field slot of a capture named name: the one of an earlier capture of it, else a new one. */
+static int cap_slot(const struct text_form *form, const char *name, uint8_t *nfields)
 {
-	size_t n = *k < form->nlit ? form->lit[*k] : literal_len(p);
+	for (size_t i = 0; i < form->ncap; i++)
+		if (form->cap[i].name == name)
+			return form->cap[i].slot;
+	return *nfields < TEXT_MAX_FIELDS ? (*nfields)++ : -1;
+}
 
-	(*k)++;
-	return n;
+/*
+ * The pattern taken apart once: the literal before the first capture, then
+ * each capture with the literal after it. A pattern this reader cannot take
+ * (a bad capture, too many, a literal past 64 KiB) is marked bad: as before
+ * it was compiled, it matches no line.
+ */
+static void form_compile(struct text_form *form)
+{
+	const char *pat = form->f->pattern, *p = pat, *colon;
+	uint8_t nfields = 0;
+	size_t n = literal_len(p);
+
+	form->bad = true;
+	if (n > UINT16_MAX)
+		return;
+	form->lit0_len = (uint16_t)n;
+	form->plain0 = !has_blank(p, n);
+	for (p += n; *p; p += n) {
+		if (form->ncap == TEXT_FORM_CAPS || !(colon = capture_colon(p)) ||
+		    colon - (p + 2) > UINT8_MAX)
+			return;
+		size_t name_len = (size_t)(colon - (p + 2));
+		const char *name = intern_n(p + 2, name_len);
+		int slot = cap_slot(form, name, &nfields);
+		p = colon + 3;
+		n = literal_len(p);
+		if (slot < 0 || n > UINT16_MAX || (size_t)(p - pat) > UINT16_MAX)
+			return;
+		form->cap[form->ncap] = (struct text_cap){.name = name,
+							  .lit_at = (uint16_t)(p - pat),
+							  .lit_len = (uint16_t)n,
+							  .name_len = (uint8_t)name_len,
+							  .conv = colon[1],
+							  .slot = (uint8_t)slot,
+							  .plain = !has_blank(p, n)};
+		form->ncap++;
+	}
+	for (size_t i = 0; form->f->fixup && i < sizeof(fixups) / sizeof(fixups[0]); i++)
+		if (!strcmp(fixups[i].name, form->f->fixup))
+			form->fixup = fixups[i].fn;
+	form->bad = false;
 }
 
 size_t text_forms_find(const struct exit_types *types, const char *system, const char *event,
@@ -171,7 +194,7 @@ size_t text_forms_find(const struct exit_types *types, const char *system, const
 
 	for (size_t i = 0; i < n; i++) {
 		out[i] = (struct text_form){.f = f[i], .t = t[i]};
-		form_lits(&out[i]);
+		form_compile(&out[i]);
 	}
 	return n;
 }
@@ -213,7 +236,8 @@ static int parse_num(const char *s, size_t len, char conv, bool prefix, uint64_t
  * A symbol's number: from the form's syms, the kernel's "0x%lx" for a value
  * it has no name for, or the kvm plugin's "UNKNOWN (%llu)". The latter two
  * are no names: the text is dropped. A number printed beside the symbol
- * (s390: "icptcode %d (%s)") was captured first and stays.
+ * (s390: "icptcode %d (%s)") was captured first and stays. Field names are
+ * interned on both sides: the pointer is the name.
  */
 static void symbol_value(const struct text_form *form, struct text_field *x)
 {
@@ -223,9 +247,8 @@ static void symbol_value(const struct text_form *form, struct text_field *x)
 	for (size_t i = 0; i < form->t->nsyms; i++) {
 		const struct exit_sym *s = &form->t->syms[i];
 
-		if (strlen(s->field) == x->name_len &&
-		    memcmp(s->field, x->name, x->name_len) == 0 && strlen(s->name) == x->text_len &&
-		    memcmp(s->name, x->text, x->text_len) == 0) {
+		if (s->field == x->name && !strncmp(s->name, x->text, x->text_len) &&
+		    !s->name[x->text_len]) {
 			if (!x->has_num)
 				x->num = s->value;
 			x->has_num = true;
@@ -246,11 +269,21 @@ static void symbol_value(const struct text_form *form, struct text_field *x)
 	x->text_len = 0;
 }
 
-/* Does lit[0, n) start s (a blank in lit matches a run of blanks)? Its length in s, or -1. */
-static long literal_at(const char *s, const char *lit, size_t n)
+/*
+ * Does lit[0, n) start s (a blank in lit matches a run of blanks)? Its
+ * length in s, or -1. A plain literal (no blank) is compared byte for byte:
+ * s ends at its NUL, which no literal byte matches.
+ */
+static long literal_at(const char *s, const char *lit, size_t n, bool plain)
 {
 	const char *a = s;
 
+	if (plain) {
+		for (size_t i = 0; i < n; i++)
+			if (s[i] != lit[i])
+				return -1;
+		return (long)n;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (is_blank(lit[i])) {
 			if (!is_blank(*a))
@@ -266,40 +299,57 @@ static long literal_at(const char *s, const char *lit, size_t n)
 	return a - s;
 }
 
-/* Where literal lit[0, n) next occurs in s, and its length there. */
-static const char *find_literal(const char *s, const char *lit, size_t n, size_t *matched)
+/*
+ * Where literal lit[0, n) next occurs in s, and its length there. libc's
+ * strchr()/strcspn() skip to where it can start: to its first byte, or for
+ * a literal that starts with a blank to the next run of blanks, tried once
+ * (the run's later blanks would match the same way).
+ */
+static const char *find_literal(const char *s, const char *lit, size_t n, bool plain,
+				size_t *matched)
 {
 	bool blank = is_blank(lit[0]);
 
-	/* libc's strchr() skips to the literal's first byte: the common miss costs no call */
-	for (; *s && (blank || (s = strchr(s, lit[0])) != NULL); s++) {
-		long m = literal_at(s, lit, n);
+	while (*s) {
+		s = blank ? s + strcspn(s, " \t") : strchr(s, lit[0]);
+		if (!s || !*s)
+			return NULL;
+		long m = literal_at(s, lit, n, plain);
 		if (m >= 0) {
 			*matched = (size_t)m;
 			return s;
 		}
+		if (!blank)
+			s++;
+		while (blank && is_blank(*s))
+			s++;
 	}
 	return NULL;
 }
 
-static int capture(const struct text_form *form, const char *name, size_t name_len, char conv,
-		   const char *s, size_t len, bool last, struct text_fields *f)
+/* The capture c of s[0, len) into its field; a field's first capture makes the field. */
+static int capture(const struct text_form *form, const struct text_cap *c, const char *s,
+		   size_t len, bool last, struct text_fields *f)
 {
-	struct text_field *x = field_mut(f, name, name_len);
+	struct text_field *x = &f->v[c->slot];
 	uint64_t v;
 
+	if (c->slot == f->n) {
+		*x = (struct text_field){.name = c->name, .name_len = c->name_len};
+		f->n++;
+	}
 	while (len && is_blank(s[len - 1]))
 		len--;
-	if (!x || !len)
+	if (!len)
 		return -1;
-	if (conv == 's' || conv == 'w') {
+	if (c->conv == 's' || c->conv == 'w') {
 		x->text = s;
 		x->text_len = len;
-		x->word = conv == 'w';
+		x->word = c->conv == 'w';
 		symbol_value(form, x);
 		return 0;
 	}
-	if (parse_num(s, len, conv, last, &v) < 0)
+	if (parse_num(s, len, c->conv, last, &v) < 0)
 		return -1;
 	x->has_num = true;
 	x->num = v;
@@ -308,47 +358,40 @@ static int capture(const struct text_form *form, const char *name, size_t name_l
 
 int text_form_match(const struct text_form *form, const char *payload, struct text_fields *f)
 {
-	const char *p = form->f->pattern, *s = payload;
-	size_t k = 0; /* literals measured so far (form->lit) */
+	const char *pat = form->f->pattern, *s = payload;
+	long m0 = 0;
 
 	/*
 	 * every form is a kernel TP_printk: its symbols are the kernel's own
-	 * names. Only the fields in use are set (field_mut() sets a new one
-	 * whole): zeroing all eight for each form tried cost as much again.
+	 * names. Only the fields in use are set (a field's first capture sets
+	 * it whole): zeroing all eight for each form tried cost as much again.
 	 */
 	f->n = 0;
 	f->kernel_symbols = true;
 	f->aliases = form->f->aliases;
-	while (*p) {
-		if (p[0] != '%' || p[1] != '{') {
-			size_t n = next_lit(form, &k, p);
-			long m = literal_at(s, p, n);
-			if (m < 0)
-				return -1;
-			s += m;
-			p += n;
-			continue;
-		}
-		/* %{name:c} */
-		const char *name = p + 2, *colon = capture_colon(p);
-		if (!colon)
-			return -1; /* a bad pattern: a bug here, not in the input */
-		char conv = colon[1];
-		p = colon + 3;
-		size_t n = next_lit(form, &k, p), m = 0;
-		const char *end = n ? find_literal(s, p, n, &m) : s + strlen(s);
-		if (conv == 'w' && !n)
+	/* most forms tried and missed differ at the first byte: no call for those */
+	if (form->bad || (form->lit0_len && !is_blank(*pat) && *s != *pat) ||
+	    (form->lit0_len && (m0 = literal_at(s, pat, form->lit0_len, form->plain0)) < 0))
+		return -1;
+	s += m0;
+	for (size_t i = 0; i < form->ncap; i++) {
+		const struct text_cap *c = &form->cap[i];
+		const char *lit = pat + c->lit_at, *end;
+		size_t m = 0;
+
+		if (c->lit_len)
+			end = find_literal(s, lit, c->lit_len, c->plain, &m);
+		else if (c->conv == 'w')
 			end = s + strcspn(s, " \t,");
-		if (!end || capture(form, name, (size_t)(colon - name), conv, s, (size_t)(end - s),
-				    n == 0, f) < 0)
+		else
+			end = s + strlen(s);
+		if (!end || capture(form, c, s, (size_t)(end - s), c->lit_len == 0, f) < 0)
 			return -1;
 		/* find_literal() matched the literal after it (m bytes): past both */
 		s = end + m;
-		p += n;
 	}
-	for (size_t i = 0; form->f->fixup && i < sizeof(fixups) / sizeof(fixups[0]); i++)
-		if (!strcmp(fixups[i].name, form->f->fixup))
-			fixups[i].fn(payload, f);
+	if (form->fixup)
+		form->fixup(payload, f);
 	return 0;
 }
 

@@ -39,6 +39,18 @@ struct decode_role {
 	const struct exit_detail *detail; /* KES_DETAIL */
 };
 
+/*
+ * What a table says of an exit's key besides its name: the detail kind that
+ * explains it, the one it implies (exit-table.h), whether it is a halt. Both
+ * sides of the decoder keep them with the name they show.
+ */
+struct decode_kinds {
+	uint16_t explain, implies; /* enum kes_detail */
+	bool halt;
+};
+
+void decode_exit_kinds(const struct exit_table *t, uint64_t key, struct decode_kinds *k);
+
 /* system NULL: any system (text that does not print it). */
 void decode_role_of(const struct exit_types *types, const char *system, const char *event,
 		    struct decode_role *r);
@@ -66,15 +78,38 @@ struct text_fields {
 
 #define TEXT_MAX_FORMS 16 /* printed forms of one event, over every table */
 
-#define TEXT_FORM_LITS 16 /* literal lengths a form keeps (text_forms_find()) */
+/*
+ * Captures a form may have: a field printed twice (s390's "icptcode %d (%s)")
+ * is two captures of one field; a pattern with more is never matched.
+ */
+#define TEXT_FORM_CAPS 8
 
-/* A printed form (exit_types data) and the table it came from: its syms and aliases. */
+/* One "%{name:c}" of a pattern and the literal after it, read once (text_forms_find()). */
+struct text_cap {
+	const char *name; /* interned, as the tables' field names are: pointers compare */
+	uint16_t lit_at;  /* the literal after it: its offset in the pattern, its length */
+	uint16_t lit_len;
+	uint8_t name_len;
+	char conv;
+	uint8_t slot; /* its field in text_fields.v: a field's first capture makes it */
+	bool plain;   /* the literal has no blank (a blank matches a run of them) */
+};
+
+/*
+ * A printed form (exit_types data), the table it came from (its syms and
+ * aliases), and its pattern compiled: text_form_match() reads the pattern
+ * for every line of a trace, and taking the "%{...}" apart each time was
+ * most of a line's matching (callgrind).
+ */
 struct text_form {
 	const struct exit_form *f;
 	const struct exit_table *t;
-	/* the pattern's literal lengths in the order text_form_match() asks for them */
-	uint16_t lit[TEXT_FORM_LITS];
-	uint8_t nlit;
+	void (*fixup)(const char *payload, struct text_fields *f);
+	uint16_t lit0_len; /* the literal before the first capture (at the pattern's start) */
+	bool plain0;
+	bool bad; /* a pattern this reader cannot take: it matches nothing */
+	uint8_t ncap;
+	struct text_cap cap[TEXT_FORM_CAPS];
 };
 
 /* The printed forms known for an event (system NULL: not printed), at most max; how many. */
@@ -85,7 +120,21 @@ int text_form_match(const struct text_form *form, const char *payload, struct te
 /* Last resort for events without a known form: "field=value" / "field value" pairs. */
 void text_fields_generic(const char *payload, const char *const *names, size_t n,
 			 struct text_fields *f);
-const struct text_field *text_field_get(const struct text_fields *f, const char *name);
+const struct text_field *text_field_named(const struct text_fields *f, const char *name);
+
+/*
+ * The field of that name, or NULL. A line asks for four to fifteen fields,
+ * by the C strings of exit_types/, interned as a form's field names are: the
+ * pointer finds them, inline (the calls were a twentieth of a text line's
+ * instructions: callgrind). Other names are compared (text_field_named()).
+ */
+static inline const struct text_field *text_field_get(const struct text_fields *f, const char *name)
+{
+	for (int i = 0; i < f->n; i++)
+		if (f->v[i].name == name)
+			return &f->v[i];
+	return text_field_named(f, name);
+}
 
 /* ---- sched.c: the scheduler's and interrupts' events (--anatomy) ---- */
 

@@ -51,12 +51,13 @@ struct label {
 struct binding {
 	bool used;
 	char key[2 * TEXT_MAX_NAME + 2]; /* system '\0' event; system "" when not printed */
+	uint8_t sys_len, ev_len;	 /* of the two names in key */
 	uint8_t role;			 /* enum kes_kind, or DECODE_ROLE_NONE */
 	bool kvm;			 /* a KVM tracepoint (used or not) */
 	const struct exit_table *t[MAX_CANDS];
 	size_t nt;
 	const struct exit_detail *detail;
-	struct text_form forms[TEXT_MAX_FORMS];
+	struct text_form *forms; /* nforms of them, compiled (malloc'ed: most events have one) */
 	size_t nforms;
 	struct label labels[MAX_LABELS];
 	size_t nlabels;
@@ -78,6 +79,24 @@ struct name_memo {
 	struct resolved r;
 };
 
+/*
+ * display() and what the table says of the key, kept: a trace shows a few
+ * exits a million times, and each showing looked the key up in the table
+ * five times (callgrind: 600 of an exit line's instructions). They depend
+ * on the table, the key and flags, and the printed name display() may show
+ * instead of the table's (none: len 0) only.
+ */
+#define SHOWN_MEMOS 128
+
+struct shown {
+	const struct exit_table *t; /* NULL: the slot is free */
+	uint64_t key, flags;
+	uint8_t len;
+	char text[NAME_MEMO_LEN];
+	const char *name;
+	struct decode_kinds kinds;
+};
+
 struct thread {
 	int32_t tid;
 	int32_t vcpu;
@@ -93,10 +112,19 @@ struct text_decoder {
 	const char *why; /* of the last text_decode() that returned -1 */
 	unsigned new_names;
 	uint64_t new_seen[2 * MAX_NEW_NAMES]; /* hashes of the new names made so far (0: free) */
+	/* the slots bound once, whose forms are to free: walking all 256 would fault their pages in
+	 */
+	uint64_t bound[BIND_SLOTS / 64];
 	struct binding bind[BIND_SLOTS];
 	struct binding *last; /* lookup()'s last answer */
+	/* the record text_decode_role() was last asked about and its binding: text_decode() of it
+	 */
+	const struct kes_text_rec *asked;
+	struct binding *asked_b;
 	struct thread threads[THREAD_SLOTS];
 	struct name_memo memo[NAME_MEMOS];
+	struct shown shown[SHOWN_MEMOS];
+	struct shown spill; /* for a printed name too long to keep */
 };
 
 struct text_decoder *text_decoder_new(const struct exit_types *types)
@@ -111,8 +139,12 @@ struct text_decoder *text_decoder_new(const struct exit_types *types)
 
 void text_decoder_free(struct text_decoder *d)
 {
-	if (d)
-		sched_comms_free(d->comms);
+	if (!d)
+		return;
+	sched_comms_free(d->comms);
+	for (size_t i = 0; i < BIND_SLOTS; i++)
+		if (d->bound[i / 64] >> (i % 64) & 1)
+			free(d->bind[i].forms);
 	free(d);
 }
 
@@ -121,8 +153,9 @@ void text_decoder_set_anatomy(struct text_decoder *d, bool on)
 	d->anatomy = on;
 	if (on && !d->comms)
 		d->comms = sched_comms_new();
-	for (size_t i = 0; i < BIND_SLOTS; i++)
-		d->bind[i].used = false; /* what each event is may have changed */
+	for (size_t i = 0; i < BIND_SLOTS; i++) /* what each event is may have changed */
+		if (d->bound[i / 64] >> (i % 64) & 1)
+			d->bind[i].used = false;
 }
 
 void text_decoder_set_plugin_names(struct text_decoder *d, bool on)
@@ -130,9 +163,10 @@ void text_decoder_set_plugin_names(struct text_decoder *d, bool on)
 	d->plugin_names = on;
 }
 
+/* Names of the tables and of the forms are interned: the pointer says yes, or it compares. */
 static bool name_eq(const char *table_name, const char *s)
 {
-	return table_name && strcmp(table_name, s) == 0;
+	return table_name && (table_name == s || strcmp(table_name, s) == 0);
 }
 
 static bool is_blank(char c)
@@ -176,7 +210,14 @@ static void bind(const struct text_decoder *d, const char *sys, const char *ev, 
 	memcpy(b->t, r.t, b->nt * sizeof(*b->t));
 	b->detail = r.detail;
 	b->sticky = NULL;
-	b->nforms = text_forms_find(d->types, sys, ev, b->forms, ARRAY_SIZE(b->forms));
+	struct text_form forms[TEXT_MAX_FORMS];
+	b->nforms = text_forms_find(d->types, sys, ev, forms, ARRAY_SIZE(forms));
+	free(b->forms);
+	b->forms = NULL;
+	if (b->nforms) {
+		b->forms = xmalloc(b->nforms * sizeof(*forms));
+		memcpy(b->forms, forms, b->nforms * sizeof(*forms));
+	}
 	b->kvm = b->role != DECODE_ROLE_NONE || exit_types_is_kvm_event(d->types, sys, ev);
 	b->nlabels = 0;
 	for (size_t i = 0; i < b->nforms; i++)
@@ -188,36 +229,52 @@ static void bind(const struct text_decoder *d, const char *sys, const char *ev, 
 	}
 }
 
-/* Is b the binding of l's event (its key: system '\0' event '\0')? */
+/* Is b the binding of l's event? The lengths first: most misses are names of another length. */
 static bool bound_to(const struct binding *b, const struct kes_text_rec *l, size_t sl)
 {
-	return b && b->used && !b->key[sl] && (!sl || !memcmp(b->key, l->system, sl)) &&
-	       !memcmp(b->key + sl + 1, l->event, l->event_len) && !b->key[sl + 1 + l->event_len];
+	return b && b->used && b->ev_len == l->event_len && b->sys_len == sl &&
+	       !memcmp(b->key + sl + 1, l->event, l->event_len) &&
+	       (!sl || !memcmp(b->key, l->system, sl));
+}
+
+/* FNV-1a over s[0, n), a word at a time: event names are 7 to 25 bytes, looked up per line. */
+static uint64_t hash_name(const char *s, size_t n, uint64_t h)
+{
+	uint64_t w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 1099511628211ULL;
+	}
+	for (; n; s++, n--)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return h;
 }
 
 static struct binding *lookup(struct text_decoder *d, const struct kes_text_rec *l)
 {
-	char key[sizeof(((struct binding *)0)->key)];
 	size_t sl = l->system ? l->system_len : 0;
-	uint32_t h = 2166136261u;
+	uint64_t h = 1469598103934665603ULL;
 
 	/* the reader asks for a line's role, then decodes it: the same event twice */
 	if (bound_to(d->last, l, sl))
 		return d->last;
-	if (sl)
-		memcpy(key, l->system, sl);
-	key[sl] = '\0';
-	memcpy(key + sl + 1, l->event, l->event_len);
-	key[sl + 1 + l->event_len] = '\0';
-	for (size_t i = 0; i < sl + 1 + l->event_len; i++)
-		h = (h ^ (uint8_t)key[i]) * 16777619u;
-	struct binding *b = &d->bind[h % BIND_SLOTS];
+	h = hash_name(l->system, sl, h ^ sl);
+	h = hash_name(l->event, l->event_len, h);
+	struct binding *b = &d->bind[(h ^ h >> 32) % BIND_SLOTS];
 	d->last = b;
-	if (b->used && memcmp(b->key, key, sl + 2 + l->event_len) == 0)
+	if (bound_to(b, l, sl))
 		return b;
 	b->used = true;
-	memcpy(b->key, key, sl + 2 + l->event_len);
-	bind(d, l->system ? key : NULL, key + sl + 1, b);
+	d->bound[(size_t)(b - d->bind) / 64] |= 1ULL << ((size_t)(b - d->bind) % 64);
+	b->sys_len = (uint8_t)sl;
+	b->ev_len = (uint8_t)l->event_len;
+	if (sl)
+		memcpy(b->key, l->system, sl);
+	b->key[sl] = '\0';
+	memcpy(b->key + sl + 1, l->event, l->event_len);
+	b->key[sl + 1 + l->event_len] = '\0';
+	bind(d, sl ? b->key : NULL, b->key + sl + 1, b);
 	return b;
 }
 
@@ -486,6 +543,36 @@ static const char *display(struct text_decoder *d, const struct exit_table *t,
 	return exit_table_display(t, &over, 1, r->key, r->flags);
 }
 
+/* The name shown for r's key and its kinds (struct shown), or NULL: one new name too many. */
+static const struct shown *shown_of(struct text_decoder *d, const struct exit_table *t,
+				    const struct text_field *rf, bool over_ok,
+				    const struct resolved *r)
+{
+	size_t len = over_ok && rf->text ? r->name_len : 0;
+	uint64_t h = (1469598103934665603ULL ^ (uintptr_t)t) * 1099511628211ULL;
+	struct shown *m = &d->spill;
+	const char *name;
+
+	h = (h ^ r->key) * 1099511628211ULL;
+	h = hash_name(rf->text, len, (h ^ r->flags) * 1099511628211ULL);
+	if (len <= NAME_MEMO_LEN) {
+		m = &d->shown[(h ^ h >> 29) % SHOWN_MEMOS];
+		if (m->t == t && m->key == r->key && m->flags == r->flags && m->len == len &&
+		    (!len || !memcmp(m->text, rf->text, len)))
+			return m;
+	}
+	if (!(name = display(d, t, rf, over_ok, r)))
+		return NULL;
+	*m = (struct shown){.t = t, .key = r->key, .flags = r->flags, .name = name};
+	if (len <= NAME_MEMO_LEN) {
+		m->len = (uint8_t)len;
+		if (len)
+			memcpy(m->text, rf->text, len);
+	}
+	decode_exit_kinds(t, r->key, &m->kinds);
+	return m;
+}
+
 static int decode_exit(struct text_decoder *d, struct binding *b, const char *fsys,
 		       const struct text_fields *f, struct kes_event *ev)
 {
@@ -535,12 +622,13 @@ static int decode_exit(struct text_decoder *d, struct binding *b, const char *fs
 	 * The printed name is shown as printed when it is the kernel's own
 	 * (the binary decoder's format-file names), or when no table knows it.
 	 */
-	ev->reason = display(
+	const struct shown *sh = shown_of(
 	    d, t, rf, (f->kernel_symbols && !t->sub_field) || (!by_name && !rf->has_num), &r);
-	if (!ev->reason) {
+	if (!sh) {
 		d->why = "one reason name too many (at most 1024 names no table knows)";
 		return -1;
 	}
+	ev->reason = sh->name;
 	ev->isa = t->isa;
 	if (t->detail_field && num_of(f, t->detail_field, &v) && v)
 		ev->detail = (uint16_t)exit_types_detail_kind(t->detail_kind);
@@ -556,16 +644,14 @@ static int decode_exit(struct text_decoder *d, struct binding *b, const char *fs
 		ev->value = v;
 		ev->flags |= KES_EXIT_HAS_PC;
 	}
-	if ((by_name || rf->has_num) && exit_table_is_halt(t, r.key)) /* as decoder.c does */
+	/* the key's kinds, as decoder.c gives them: only for a key the table knows */
+	if ((by_name || rf->has_num) && sh->kinds.halt)
 		ev->flags |= KES_EXIT_HALT;
-	if (t->nimplies && (by_name || rf->has_num)) {
-		const char *kind = exit_table_detail(t, r.key); /* as decoder.c does */
-		if (kind)
-			ev->implies = (uint16_t)exit_types_detail_kind(kind);
-	}
+	if (by_name || rf->has_num)
+		ev->implies = sh->kinds.implies;
 	/* the detail kind that explains this exit (pair.h): the table's `explain` */
 	if (ev->kind == KES_UEXIT)
-		ev->detail = (uint16_t)exit_table_explain(t, r.key);
+		ev->detail = sh->kinds.explain;
 	struct thread *th = thread_of(d, ev->tid);
 	if (t->vcpu_field) {
 		/* trace-cmd's kvm plugin prints no vcpu on kvm_exit: the thread's entries did */
@@ -707,7 +793,8 @@ static const char *skip_field_errors(const char *s)
 	static const char a[] = "<CANT FIND FIELD ", b[] = "CAN'T FIND FIELD \"";
 	const char *e;
 
-	for (;;) {
+	/* most lines start with neither: the first byte says so without a call */
+	while (*s == '<' || *s == 'C') {
 		if (strncmp(s, a, sizeof(a) - 1) == 0 && (e = strchr(s, '>')))
 			s = e + 1;
 		else if (strncmp(s, b, sizeof(b) - 1) == 0 && (e = strchr(s + sizeof(b) - 1, '"')))
@@ -715,6 +802,7 @@ static const char *skip_field_errors(const char *s)
 		else
 			return s;
 	}
+	return s;
 }
 
 /* Does the payload give the vcpu field of one of the event's tables (none has one: yes)? */
@@ -760,11 +848,12 @@ static bool arm32_exit(const struct binding *b, const char *payload, struct kes_
 
 int text_decode(struct text_decoder *d, const struct kes_text_rec *l, struct kes_event *ev)
 {
-	struct binding *b = lookup(d, l);
+	struct binding *b = l == d->asked ? d->asked_b : lookup(d, l);
 	struct text_fields f;
 	const char *fsys = NULL, *payload;
 	size_t i;
 
+	d->asked = NULL;
 	if (b->role == DECODE_ROLE_NONE)
 		return 0;
 	payload = skip_field_errors(l->payload);
@@ -816,6 +905,8 @@ int text_decode_role(struct text_decoder *d, const struct kes_text_rec *l)
 {
 	struct binding *b = lookup(d, l);
 
+	d->asked = l;
+	d->asked_b = b;
 	if (!b->kvm)
 		return DECODE_TEXT_NOT_KVM;
 	return b->role == DECODE_ROLE_NONE ? DECODE_TEXT_UNUSED : b->role;

@@ -58,9 +58,8 @@ struct name_slot {
 	int64_t error;
 	uint64_t key; /* exit_table_compose()'s */
 	const char *name;
-	uint16_t explain, implies;
+	struct decode_kinds kinds;
 	uint8_t table; /* the exit_bind's index */
-	bool halt;
 };
 
 struct bind {
@@ -724,24 +723,29 @@ static __attribute__((noinline)) void exit_name_fill(struct bind *b, const struc
 						     struct name_slot *n, uint64_t reason,
 						     uint64_t sub, int64_t error)
 {
-	const char *kind;
 	uint64_t key, flags;
 
 	exit_table_compose(x->t, reason, sub, error, &key, &flags);
-	kind = x->t->nimplies ? exit_table_detail(x->t, key) : NULL;
 	*n = (struct name_slot){
 	    .reason = reason,
 	    .sub = sub,
 	    .error = error,
 	    .key = key,
 	    .name = exit_table_display(x->t, x->over, x->nover, key, flags),
-	    .explain = (uint16_t)exit_table_explain(x->t, key),
-	    .implies = kind && exit_types_detail_kind(kind) > 0
-			   ? (uint16_t)exit_types_detail_kind(kind)
-			   : KES_D_NONE,
 	    .table = (uint8_t)(x - b->exit),
-	    .halt = exit_table_is_halt(x->t, key),
 	};
+	decode_exit_kinds(x->t, key, &n->kinds);
+}
+
+void decode_exit_kinds(const struct exit_table *t, uint64_t key, struct decode_kinds *k)
+{
+	const char *kind = t->nimplies ? exit_table_detail(t, key) : NULL;
+
+	k->explain = (uint16_t)exit_table_explain(t, key);
+	k->implies = kind && exit_types_detail_kind(kind) > 0
+			 ? (uint16_t)exit_types_detail_kind(kind)
+			 : KES_D_NONE;
+	k->halt = exit_table_is_halt(t, key);
 }
 
 /*
@@ -805,9 +809,9 @@ static inline __attribute__((always_inline)) void exit_fields(struct decoder *d,
 		      x->sub.present ? load_as(d, data, size, &x->sub, checked) : 0,
 		      x->error.present ? (int64_t)load_as(d, data, size, &x->error, checked) : 0);
 	ev->reason = n->name;
-	ev->detail = n->explain;
-	ev->implies = n->implies;
-	if (n->halt)
+	ev->detail = n->kinds.explain;
+	ev->implies = n->kinds.implies;
+	if (n->kinds.halt)
 		ev->flags |= KES_EXIT_HALT;
 	ev->isa = x->t->isa;
 	if (x->extra)

@@ -42,20 +42,38 @@ struct tok {
 	size_t len;
 };
 
+/*
+ * Character classes, one load each: a line's bytes are classified some
+ * hundred times, and the comparisons chained per byte were a tenth of a
+ * text line's instructions (callgrind).
+ */
+enum { C_BLANK = 1, C_DIGIT = 2, C_NAME = 4 };
+
+/* Designated initializers for runs of bytes: [c], [c + 1], ... */
+#define R2(c, v)  [(c)] = (v), [(c) + 1] = (v)
+#define R6(c, v)  R2(c, v), R2((c) + 2, v), R2((c) + 4, v)
+#define R10(c, v) R6(c, v), R2((c) + 6, v), R2((c) + 8, v)
+#define R26(c, v) R10(c, v), R10((c) + 10, v), R6((c) + 20, v)
+
+static const uint8_t cls[256] = {
+    [' '] = C_BLANK,  ['\t'] = C_BLANK, R10('0', C_DIGIT | C_NAME),
+    R26('a', C_NAME), R26('A', C_NAME), ['_'] = C_NAME,
+    ['-'] = C_NAME,   ['.'] = C_NAME,
+};
+
 static bool is_blank(char c)
 {
-	return c == ' ' || c == '\t';
+	return cls[(unsigned char)c] & C_BLANK;
 }
 
 static bool is_digit(char c)
 {
-	return c >= '0' && c <= '9';
+	return cls[(unsigned char)c] & C_DIGIT;
 }
 
 static bool is_name_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' ||
-	       c == '-' || c == '.';
+	return cls[(unsigned char)c] & C_NAME;
 }
 
 static size_t name_len(const char *s)
@@ -596,9 +614,8 @@ static int parse_anchors(const char *s, size_t len, bool loose, struct text_line
 		l->has_ts = true;
 		l->ts = ts;
 		l->ts_int = ts_int;
-		l->payload = p + m;
-		while (is_blank(*l->payload))
-			l->payload++;
+		/* trace-cmd pads the name to a column: strspn() skips the run at once */
+		l->payload = p + m + strspn(p + m, " \t");
 		if (!l->cut && head_memo(s, i, l, memo) == 0)
 			return 0;
 		/* a cut name, a head of no printer: only a KVM tracepoint makes it a record */
