@@ -124,12 +124,22 @@ static const char *capture_colon(const char *p)
 	return !colon || colon[1] == '\0' || colon[2] != '}' ? NULL : colon;
 }
 
-static bool has_blank(const char *s, size_t n)
+static bool is_blank(char c)
 {
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == ' ' || s[i] == '\t')
-			return true;
-	return false;
+	return c == ' ' || c == '\t';
+}
+
+static uint8_t lit_shape(const char *s, size_t n)
+{
+	bool blanks = false, runs = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (is_blank(s[i])) {
+			runs |= i && is_blank(s[i - 1]);
+			blanks = true;
+		}
+	}
+	return runs ? TEXT_LIT_RUNS : blanks ? TEXT_LIT_BLANKS : TEXT_LIT_PLAIN;
 }
 
 /* The field slot of a capture named name: the one of an earlier capture of it, else a new one. */
@@ -157,7 +167,7 @@ static void form_compile(struct text_form *form)
 	if (n > UINT16_MAX)
 		return;
 	form->lit0_len = (uint16_t)n;
-	form->plain0 = !has_blank(p, n);
+	form->shape0 = lit_shape(p, n);
 	for (p += n; *p; p += n) {
 		if (form->ncap == TEXT_FORM_CAPS || !(colon = capture_colon(p)) ||
 		    colon - (p + 2) > UINT8_MAX)
@@ -175,7 +185,7 @@ static void form_compile(struct text_form *form)
 							  .name_len = (uint8_t)name_len,
 							  .conv = colon[1],
 							  .slot = (uint8_t)slot,
-							  .plain = !has_blank(p, n)};
+							  .shape = lit_shape(p, n)};
 		form->ncap++;
 	}
 	for (size_t i = 0; form->f->fixup && i < sizeof(fixups) / sizeof(fixups[0]); i++)
@@ -200,11 +210,6 @@ size_t text_forms_find(const struct exit_types *types, const char *system, const
 }
 
 /* ---- matching ---- */
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
 
 /*
  * A number of conv 'u', 'd' or 'x' at s[0, len): 0 and *v, or -1. With
@@ -271,18 +276,23 @@ static void symbol_value(const struct text_form *form, struct text_field *x)
 
 /*
  * Does lit[0, n) start s (a blank in lit matches a run of blanks)? Its
- * length in s, or -1. A plain literal (no blank) is compared byte for byte:
- * s ends at its NUL, which no literal byte matches.
+ * length in s, or -1. Byte for byte first: when that matches a literal
+ * without blanks in a row, and no run of blanks goes on after a blank at
+ * its end, it is the answer; one without blanks has no other. s ends at its
+ * NUL, which no literal byte matches.
  */
-static long literal_at(const char *s, const char *lit, size_t n, bool plain)
+static long literal_at(const char *s, const char *lit, size_t n, uint8_t shape)
 {
 	const char *a = s;
 
-	if (plain) {
-		for (size_t i = 0; i < n; i++)
-			if (s[i] != lit[i])
-				return -1;
-		return (long)n;
+	if (shape != TEXT_LIT_RUNS) {
+		size_t i = 0;
+		while (i < n && s[i] == lit[i])
+			i++;
+		if (i == n && (!n || !is_blank(lit[n - 1]) || !is_blank(s[n])))
+			return (long)n;
+		if (shape == TEXT_LIT_PLAIN)
+			return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (is_blank(lit[i])) {
@@ -305,7 +315,7 @@ static long literal_at(const char *s, const char *lit, size_t n, bool plain)
  * a literal that starts with a blank to the next run of blanks, tried once
  * (the run's later blanks would match the same way).
  */
-static const char *find_literal(const char *s, const char *lit, size_t n, bool plain,
+static const char *find_literal(const char *s, const char *lit, size_t n, uint8_t shape,
 				size_t *matched)
 {
 	bool blank = is_blank(lit[0]);
@@ -314,7 +324,7 @@ static const char *find_literal(const char *s, const char *lit, size_t n, bool p
 		s = blank ? s + strcspn(s, " \t") : strchr(s, lit[0]);
 		if (!s || !*s)
 			return NULL;
-		long m = literal_at(s, lit, n, plain);
+		long m = literal_at(s, lit, n, shape);
 		if (m >= 0) {
 			*matched = (size_t)m;
 			return s;
@@ -371,7 +381,7 @@ int text_form_match(const struct text_form *form, const char *payload, struct te
 	f->aliases = form->f->aliases;
 	/* most forms tried and missed differ at the first byte: no call for those */
 	if (form->bad || (form->lit0_len && !is_blank(*pat) && *s != *pat) ||
-	    (form->lit0_len && (m0 = literal_at(s, pat, form->lit0_len, form->plain0)) < 0))
+	    (form->lit0_len && (m0 = literal_at(s, pat, form->lit0_len, form->shape0)) < 0))
 		return -1;
 	s += m0;
 	for (size_t i = 0; i < form->ncap; i++) {
@@ -380,7 +390,7 @@ int text_form_match(const struct text_form *form, const char *payload, struct te
 		size_t m = 0;
 
 		if (c->lit_len)
-			end = find_literal(s, lit, c->lit_len, c->plain, &m);
+			end = find_literal(s, lit, c->lit_len, c->shape, &m);
 		else if (c->conv == 'w')
 			end = s + strcspn(s, " \t,");
 		else

@@ -84,6 +84,13 @@ struct text_fields {
  */
 #define TEXT_FORM_CAPS 8
 
+/*
+ * A literal's blanks (one blank matches a run of them): none, or none next
+ * to another, where a byte-for-byte compare that matches is the answer, or
+ * some in a row.
+ */
+enum text_lit { TEXT_LIT_PLAIN, TEXT_LIT_BLANKS, TEXT_LIT_RUNS };
+
 /* One "%{name:c}" of a pattern and the literal after it, read once (text_forms_find()). */
 struct text_cap {
 	const char *name; /* interned, as the tables' field names are: pointers compare */
@@ -92,7 +99,7 @@ struct text_cap {
 	uint8_t name_len;
 	char conv;
 	uint8_t slot; /* its field in text_fields.v: a field's first capture makes it */
-	bool plain;   /* the literal has no blank (a blank matches a run of them) */
+	uint8_t shape; /* the literal's enum text_lit */
 };
 
 /*
@@ -106,7 +113,7 @@ struct text_form {
 	const struct exit_table *t;
 	void (*fixup)(const char *payload, struct text_fields *f);
 	uint16_t lit0_len; /* the literal before the first capture (at the pattern's start) */
-	bool plain0;
+	uint8_t shape0;
 	bool bad; /* a pattern this reader cannot take: it matches nothing */
 	uint8_t ncap;
 	struct text_cap cap[TEXT_FORM_CAPS];

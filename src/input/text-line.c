@@ -519,11 +519,15 @@ static bool anchor_in(const char *s, size_t len)
 	return false;
 }
 
-/* parse_head(), answered from m when the head is the one m holds; m may be NULL. */
-static int head_memo(const char *s, size_t len, struct text_line *l, struct text_head_memo *m)
+/*
+ * parse_head(), answered from m when the head is the one m holds; m may be
+ * NULL. same: the caller found s to start with m's head already.
+ */
+static int head_memo(const char *s, size_t len, struct text_line *l, struct text_head_memo *m,
+		     bool same)
 {
 	if (m && len && m->len == len && m->system == (l->system != NULL) &&
-	    !memcmp(m->s, s, len)) {
+	    (same || !memcmp(m->s, s, len))) {
 		l->cpu = m->cpu;
 		l->tid = m->tid;
 		l->shape = m->shape;
@@ -564,6 +568,7 @@ static int parse_anchors(const char *s, size_t len, bool loose, struct text_line
 {
 	int tries = 0;
 	size_t i = 0;
+	bool same = false; /* s starts with memo's head */
 
 	*l = (struct text_line){.cpu = -1};
 	/*
@@ -573,8 +578,10 @@ static int parse_anchors(const char *s, size_t len, bool loose, struct text_line
 	 * after line).
 	 */
 	if (memo && memo->len && memo->no_anchor && memo->len < len &&
-	    !memcmp(memo->s, s, memo->len))
+	    !memcmp(memo->s, s, memo->len)) {
 		i = memo->len;
+		same = true;
+	}
 	for (; i < len && tries < MAX_TRIES; i++) {
 		size_t n, m;
 		uint64_t ts;
@@ -616,7 +623,7 @@ static int parse_anchors(const char *s, size_t len, bool loose, struct text_line
 		l->ts_int = ts_int;
 		/* trace-cmd pads the name to a column: strspn() skips the run at once */
 		l->payload = p + m + strspn(p + m, " \t");
-		if (!l->cut && head_memo(s, i, l, memo) == 0)
+		if (!l->cut && head_memo(s, i, l, memo, same) == 0)
 			return 0;
 		/* a cut name, a head of no printer: only a KVM tracepoint makes it a record */
 		if (loose && loose_head(s, i, l) == 0)

@@ -12,8 +12,14 @@ static int digit(char c)
 	return -1;
 }
 
+/*
+ * The overflow test against UINT64_MAX / base and its remainder, worked out
+ * once: a division per digit was most of a number's cycles. A local v, not
+ * *v, for the loop: stores through it would alias s.
+ */
 int num_digits(const char *s, size_t len, unsigned base, uint64_t *v, size_t *used)
 {
+	uint64_t x = 0, lim = UINT64_MAX / base, rem = UINT64_MAX % base;
 	size_t i;
 
 	*v = 0;
@@ -22,10 +28,11 @@ int num_digits(const char *s, size_t len, unsigned base, uint64_t *v, size_t *us
 
 		if (d < 0 || (unsigned)d >= base)
 			break;
-		if (*v > (UINT64_MAX - (unsigned)d) / base)
+		if (x > lim || (x == lim && (unsigned)d > rem))
 			return -1;
-		*v = *v * base + (unsigned)d;
+		x = x * base + (unsigned)d;
 	}
+	*v = x;
 	*used = i;
 	return 0;
 }
