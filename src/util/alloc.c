@@ -51,9 +51,11 @@ void *xmalloc_huge(size_t n, size_t sz)
 	if (sz && n > ((size_t)-1 - XHUGE) / sz)
 		check(NULL);
 	len = (n * sz + XHUGE - 1) / XHUGE * XHUGE;
-	if (posix_memalign(&p, XHUGE, len ? len : XHUGE))
+	if (!len)
+		len = XHUGE; /* a block all the same: the caller frees it */
+	if (posix_memalign(&p, XHUGE, len))
 		check(NULL);
-	madvise(p, len ? len : XHUGE, MADV_HUGEPAGE); /* advice: refused, the block still serves */
+	madvise(p, len, MADV_HUGEPAGE); /* advice: refused, the block still serves */
 	return p;
 }
 
