@@ -112,13 +112,14 @@ struct text_decoder {
 	const char *why; /* of the last text_decode() that returned -1 */
 	unsigned new_names;
 	uint64_t new_seen[2 * MAX_NEW_NAMES]; /* hashes of the new names made so far (0: free) */
-	/* the slots bound once, whose forms are to free: walking all 256 would fault their pages in
+	/*
+	 * the slots ever bound, whose forms are to free (a walk of all 256
+	 * would fault their pages in)
 	 */
 	uint64_t bound[BIND_SLOTS / 64];
 	struct binding bind[BIND_SLOTS];
 	struct binding *last; /* lookup()'s last answer */
-	/* the record text_decode_role() was last asked about and its binding: text_decode() of it
-	 */
+	/* the record text_decode_role() was last asked about, and its binding */
 	const struct kes_text_rec *asked;
 	struct binding *asked_b;
 	struct thread threads[THREAD_SLOTS];
