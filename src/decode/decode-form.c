@@ -331,15 +331,19 @@ static const char *find_literal(const char *s, const char *lit, size_t n, uint8_
 		}
 		if (!blank)
 			s++;
-		while (blank && is_blank(*s))
-			s++;
+		else
+			while (is_blank(*s))
+				s++;
 	}
 	return NULL;
 }
 
-/* The capture c of s[0, len) into its field; a field's first capture makes the field. */
+/*
+ * The capture c of s[0, len) into its field; a field's first capture makes
+ * the field. A number that ends the pattern may have text after its digits.
+ */
 static int capture(const struct text_form *form, const struct text_cap *c, const char *s,
-		   size_t len, bool last, struct text_fields *f)
+		   size_t len, struct text_fields *f)
 {
 	struct text_field *x = &f->v[c->slot];
 	uint64_t v;
@@ -359,7 +363,7 @@ static int capture(const struct text_form *form, const struct text_cap *c, const
 		symbol_value(form, x);
 		return 0;
 	}
-	if (parse_num(s, len, c->conv, last, &v) < 0)
+	if (parse_num(s, len, c->conv, c->lit_len == 0, &v) < 0)
 		return -1;
 	x->has_num = true;
 	x->num = v;
@@ -369,7 +373,7 @@ static int capture(const struct text_form *form, const struct text_cap *c, const
 int text_form_match(const struct text_form *form, const char *payload, struct text_fields *f)
 {
 	const char *pat = form->f->pattern, *s = payload;
-	long m0 = 0;
+	long m0;
 
 	/*
 	 * every form is a kernel TP_printk: its symbols are the kernel's own
@@ -379,11 +383,15 @@ int text_form_match(const struct text_form *form, const char *payload, struct te
 	f->n = 0;
 	f->kernel_symbols = true;
 	f->aliases = form->f->aliases;
-	/* most forms tried and missed differ at the first byte: no call for those */
-	if (form->bad || (form->lit0_len && !is_blank(*pat) && *s != *pat) ||
-	    (form->lit0_len && (m0 = literal_at(s, pat, form->lit0_len, form->shape0)) < 0))
+	if (form->bad)
 		return -1;
-	s += m0;
+	if (form->lit0_len) {
+		/* most forms tried and missed differ at the first byte: no call for those */
+		if ((!is_blank(*pat) && *s != *pat) ||
+		    (m0 = literal_at(s, pat, form->lit0_len, form->shape0)) < 0)
+			return -1;
+		s += m0;
+	}
 	for (size_t i = 0; i < form->ncap; i++) {
 		const struct text_cap *c = &form->cap[i];
 		const char *lit = pat + c->lit_at, *end;
@@ -395,7 +403,7 @@ int text_form_match(const struct text_form *form, const char *payload, struct te
 			end = s + strcspn(s, " \t,");
 		else
 			end = s + strlen(s);
-		if (!end || capture(form, c, s, (size_t)(end - s), c->lit_len == 0, f) < 0)
+		if (!end || capture(form, c, s, (size_t)(end - s), f) < 0)
 			return -1;
 		/* find_literal() matched the literal after it (m bytes): past both */
 		s = end + m;

@@ -238,24 +238,40 @@ static bool bound_to(const struct binding *b, const struct kes_text_rec *l, size
 	       (!sl || !memcmp(b->key, l->system, sl));
 }
 
-/* FNV-1a over s[0, n), a word at a time: event names are 7 to 25 bytes, looked up per line. */
+#define FNV_BASIS 1469598103934665603ULL
+#define FNV_PRIME 1099511628211ULL
+
+/*
+ * FNV-1a over s[0, n) from h, a word at a time: the memos below hash event
+ * names (7 to 25 bytes, looked up per line) and printed reason names.
+ */
 static uint64_t hash_name(const char *s, size_t n, uint64_t h)
 {
 	uint64_t w;
 
 	for (; n >= 8; s += 8, n -= 8) {
 		memcpy(&w, s, 8);
-		h = (h ^ w) * 1099511628211ULL;
+		h = (h ^ w) * FNV_PRIME;
 	}
 	for (; n; s++, n--)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+		h = (h ^ (uint8_t)*s) * FNV_PRIME;
 	return h;
+}
+
+/* Table t's key and flags with a name (new_name_ok(), shown_of()). */
+static uint64_t hash_key(const struct exit_table *t, uint64_t key, uint64_t flags, const char *name,
+			 size_t len)
+{
+	uint64_t h = (FNV_BASIS ^ (uintptr_t)t) * FNV_PRIME;
+
+	h = (h ^ key) * FNV_PRIME;
+	return hash_name(name, len, (h ^ flags) * FNV_PRIME);
 }
 
 static struct binding *lookup(struct text_decoder *d, const struct kes_text_rec *l)
 {
 	size_t sl = l->system ? l->system_len : 0;
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = FNV_BASIS;
 
 	/* the reader asks for a line's role, then decodes it: the same event twice */
 	if (bound_to(d->last, l, sl))
@@ -422,13 +438,12 @@ static bool resolve_memo(struct text_decoder *d, const struct exit_table *t,
 			 const struct text_field *rf, bool aliases, struct resolved *r)
 {
 	uint8_t how = (uint8_t)(aliases | d->plugin_names << 1);
-	uint64_t h = (1469598103934665603ULL ^ (uintptr_t)t ^ how) * 1099511628211ULL;
+	uint64_t h;
 	struct name_memo *m;
 
 	if (rf->text_len > NAME_MEMO_LEN)
 		return resolve_name(t, rf, aliases, d->plugin_names, r);
-	for (size_t i = 0; i < rf->text_len; i++)
-		h = (h ^ (uint8_t)rf->text[i]) * 1099511628211ULL;
+	h = hash_name(rf->text, rf->text_len, (FNV_BASIS ^ (uintptr_t)t ^ how) * FNV_PRIME);
 	m = &d->memo[(h ^ h >> 29) % NAME_MEMOS];
 	if (m->t == t && m->how == how && m->len == rf->text_len &&
 	    !memcmp(m->text, rf->text, rf->text_len)) {
@@ -505,14 +520,9 @@ static size_t fit(const struct binding *b, const char *fsys, const struct text_f
 static bool new_name_ok(struct text_decoder *d, const struct exit_table *t, uint64_t key,
 			uint64_t flags, const char *name, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(uintptr_t)t;
+	uint64_t h = hash_key(t, key, flags, name, len) | 1; /* 0: a free slot */
 	size_t slot;
 
-	h = (h ^ key) * 1099511628211ULL;
-	h = (h ^ flags) * 1099511628211ULL;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)name[i]) * 1099511628211ULL;
-	h |= 1;
 	for (slot = h % ARRAY_SIZE(d->new_seen); d->new_seen[slot];
 	     slot = (slot + 1) % ARRAY_SIZE(d->new_seen))
 		if (d->new_seen[slot] == h)
@@ -550,12 +560,10 @@ static const struct shown *shown_of(struct text_decoder *d, const struct exit_ta
 				    const struct resolved *r)
 {
 	size_t len = over_ok && rf->text ? r->name_len : 0;
-	uint64_t h = (1469598103934665603ULL ^ (uintptr_t)t) * 1099511628211ULL;
+	uint64_t h = hash_key(t, r->key, r->flags, rf->text, len);
 	struct shown *m = &d->spill;
 	const char *name;
 
-	h = (h ^ r->key) * 1099511628211ULL;
-	h = hash_name(rf->text, len, (h ^ r->flags) * 1099511628211ULL);
 	if (len <= NAME_MEMO_LEN) {
 		m = &d->shown[(h ^ h >> 29) % SHOWN_MEMOS];
 		if (m->t == t && m->key == r->key && m->flags == r->flags && m->len == len &&
